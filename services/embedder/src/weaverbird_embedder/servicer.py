@@ -1,0 +1,70 @@
+"""gRPC adapter of the embedder: validates requests and hands texts to the micro-batcher."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import numpy as np
+
+from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
+from weaverbird_common.errors import InvalidArgument, Overloaded
+from weaverbird_embedder.backends import EmbeddingBackend
+from weaverbird_embedder.batcher import Kind, MicroBatcher
+
+_KINDS: dict[int, Kind] = {
+    embedder_pb2.EMBED_KIND_QUERY: "query",
+    embedder_pb2.EMBED_KIND_PASSAGE: "passage",
+}
+
+
+class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
+    """Serves Embed and DescribeModel for one loaded backend."""
+
+    def __init__(self, backend: EmbeddingBackend, max_batch: int, max_text_chars: int) -> None:
+        self._backend = backend
+        self._max_batch = max_batch
+        self._max_text_chars = max_text_chars
+        self._batcher = MicroBatcher(backend.embed, max_batch=max_batch)
+
+    async def close(self) -> None:
+        await self._batcher.close()
+
+    def _validate(self, request: embedder_pb2.EmbedRequest) -> Kind:
+        kind = _KINDS.get(request.kind)
+        if kind is None:
+            raise InvalidArgument("kind must be EMBED_KIND_QUERY or EMBED_KIND_PASSAGE")
+        if not request.texts:
+            raise InvalidArgument("texts must not be empty")
+        if len(request.texts) > self._max_batch:
+            raise InvalidArgument(f"at most {self._max_batch} texts per request, got {len(request.texts)}")
+        for i, text in enumerate(request.texts):
+            if not text.strip():
+                raise InvalidArgument(f"texts[{i}] is empty")
+            if len(text) > self._max_text_chars:
+                raise InvalidArgument(f"texts[{i}] has {len(text)} characters; limit {self._max_text_chars}")
+        return kind
+
+    async def Embed(  # noqa: N802 - gRPC method name
+        self, request: embedder_pb2.EmbedRequest, context: grpc.aio.ServicerContext
+    ) -> embedder_pb2.EmbedResponse:
+        kind = self._validate(request)
+        try:
+            vectors = await self._batcher.embed(list(request.texts), kind)
+        except asyncio.QueueFull as exc:
+            raise Overloaded("embedder queue is full", retry_after_s=1.0) from exc
+        return embedder_pb2.EmbedResponse(
+            vectors=[embedder_pb2.Vector(values=row) for row in np.asarray(vectors, dtype=np.float32)],
+            model_id=self._backend.model_id,
+            dimension=self._backend.dimension,
+        )
+
+    async def DescribeModel(  # noqa: N802
+        self, request: embedder_pb2.DescribeModelRequest, context: grpc.aio.ServicerContext
+    ) -> embedder_pb2.DescribeModelResponse:
+        return embedder_pb2.DescribeModelResponse(
+            model_id=self._backend.model_id,
+            dimension=self._backend.dimension,
+            max_batch=self._max_batch,
+            max_text_chars=self._max_text_chars,
+        )

@@ -1,0 +1,78 @@
+"""Conversions between orchestrator protos and the flow's plain types; nothing else."""
+
+from __future__ import annotations
+
+from weaverbird.v1 import common_pb2, orchestrator_pb2
+from weaverbird_orchestrator.domain import GenerationDone, Passage, Route, RouteDecision, Timings
+from weaverbird_orchestrator.peers import filter_proto
+
+_ROUTE = {Route.LOCAL: orchestrator_pb2.ROUTE_LOCAL, Route.WEB: orchestrator_pb2.ROUTE_WEB}
+_ORIGIN = {"local": common_pb2.ORIGIN_LOCAL, "web": common_pb2.ORIGIN_WEB}
+
+
+def request_filters(request: orchestrator_pb2.AskRequest) -> dict[str, str | int]:
+    if not request.HasField("filter"):
+        return {}
+    flt = request.filter
+    out: dict[str, str | int] = {}
+    for name in ("document_id", "company", "year", "quarter", "language"):
+        if flt.HasField(name):
+            out[name] = getattr(flt, name)
+    if flt.HasField("origin"):
+        out["origin"] = "web" if flt.origin == common_pb2.ORIGIN_WEB else "local"
+    return out
+
+
+def timings_proto(t: Timings) -> orchestrator_pb2.StageTimings:
+    return orchestrator_pb2.StageTimings(**vars(t))
+
+
+def route_proto(d: RouteDecision) -> orchestrator_pb2.RouteEvent:
+    return orchestrator_pb2.RouteEvent(
+        route=_ROUTE[d.route],
+        best_local_score=d.best_local_score,
+        threshold=d.threshold,
+        top_k=d.top_k,
+        top_j=d.top_j,
+        web_status=d.web_status,
+        note=d.note,
+        filter=filter_proto(d.filters),
+        timings=timings_proto(d.timings),
+        pages_fetched=d.pages_fetched,
+        pages_failed=d.pages_failed,
+        pages_timed_out=d.pages_timed_out,
+    )
+
+
+def citation_proto(number: int, p: Passage, cited: bool = False) -> orchestrator_pb2.Citation:
+    return orchestrator_pb2.Citation(
+        number=number,
+        title=p.title,
+        source=p.source,
+        page=p.page,
+        origin=_ORIGIN.get(p.origin, common_pb2.ORIGIN_LOCAL),
+        score=p.score,
+        document_id=p.document_id,
+        text=p.text,
+        cited_in_answer=cited,
+    )
+
+
+def citations_proto(passages: list[Passage], cited: set[int]) -> list[orchestrator_pb2.Citation]:
+    return [citation_proto(i, p, i in cited) for i, p in enumerate(passages, start=1)]
+
+
+def further_proto(passages: list[Passage], first_number: int) -> list[orchestrator_pb2.Citation]:
+    # Numbered after the cited passages so every passage of one answer has a distinct number.
+    return [citation_proto(i, p) for i, p in enumerate(passages, start=first_number)]
+
+
+def done_proto(g: GenerationDone, d: RouteDecision, conversation_id: str) -> orchestrator_pb2.AnswerDone:
+    return orchestrator_pb2.AnswerDone(
+        finish_reason=g.finish_reason,
+        prompt_tokens=g.prompt_tokens,
+        completion_tokens=g.completion_tokens,
+        model_id=g.model_id,
+        timings=timings_proto(d.timings),
+        conversation_id=conversation_id,
+    )

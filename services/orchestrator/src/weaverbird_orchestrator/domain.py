@@ -1,0 +1,97 @@
+"""Plain data types of the question-answering flow, independent of gRPC."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Route(Enum):
+    LOCAL = "local"
+    WEB = "web"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A retrieved chunk with its similarity to the question."""
+
+    id: str
+    text: str
+    score: float
+    document_id: str
+    title: str
+    source: str
+    page: int
+    origin: str  # "local" | "web"
+    heading: str = ""
+
+
+@dataclass(frozen=True)
+class AskParams:
+    """A validated question with the K / J / c in force for it."""
+
+    question: str
+    top_k: int
+    top_j: int
+    threshold: float
+    filters: dict[str, str | int]
+    filters_from_question: bool
+    language: str
+    temperature: float = 0.0
+    max_tokens: int = 0
+    conversation_id: str = ""
+
+
+@dataclass
+class Timings:
+    """Milliseconds per stage."""
+
+    embed_ms: float = 0.0
+    local_search_ms: float = 0.0
+    web_search_ms: float = 0.0
+    web_fetch_ms: float = 0.0
+    web_embed_ms: float = 0.0
+    rank_ms: float = 0.0
+    first_token_ms: float = 0.0
+    generate_ms: float = 0.0
+    total_ms: float = 0.0
+
+
+@dataclass
+class RouteDecision:
+    """Where the answer's evidence comes from and why."""
+
+    route: Route
+    best_local_score: float
+    threshold: float
+    top_k: int
+    top_j: int
+    web_status: str
+    note: str
+    filters: dict[str, str | int]
+    timings: Timings = field(default_factory=Timings)
+    pages_fetched: int = 0
+    pages_failed: int = 0
+    pages_timed_out: int = 0
+
+
+@dataclass
+class Retrieval:
+    """Result of the retrieval path: the decision and the ranked passages (first J go to the model)."""
+
+    decision: RouteDecision
+    ranked: list[Passage]
+
+    def for_model(self) -> list[Passage]:
+        return self.ranked[: self.decision.top_j]
+
+    def further_reading(self) -> list[Passage]:
+        return self.ranked[self.decision.top_j : self.decision.top_k]
+
+
+@dataclass(frozen=True)
+class GenerationDone:
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    model_id: str

@@ -1,0 +1,199 @@
+"""The WeaverBird question-answering flow: validate, embed, search, gate on c, rank, generate, cite."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from weaverbird_common.errors import InvalidArgument
+from weaverbird_common.questions import detect_language, filters_from_question
+from weaverbird_orchestrator.citations import cited_numbers
+from weaverbird_orchestrator.domain import (
+    AskParams,
+    GenerationDone,
+    Passage,
+    Retrieval,
+    Route,
+    RouteDecision,
+)
+from weaverbird_orchestrator.ranker import rank
+from weaverbird_orchestrator.settings import OrchestratorSettings
+
+
+class Peers(Protocol):
+    """What the flow needs from the embedder, retriever and generator services."""
+
+    async def embed_query(self, text: str) -> list[float]: ...
+
+    async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]: ...
+
+    def generate(
+        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
+    ) -> AsyncIterator[str | GenerationDone]: ...
+
+
+@dataclass(frozen=True)
+class TokenEvent:
+    text: str
+
+
+@dataclass(frozen=True)
+class CitationsEvent:
+    passages: list[Passage]
+    cited: set[int]
+
+
+@dataclass(frozen=True)
+class FurtherReadingEvent:
+    passages: list[Passage]
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    generation: GenerationDone
+    decision: RouteDecision
+    conversation_id: str
+
+
+AskEvent = RouteDecision | TokenEvent | CitationsEvent | FurtherReadingEvent | DoneEvent
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+class QuestionFlow:
+    """Answers questions from the local knowledge base, gating on the best local score."""
+
+    def __init__(self, peers: Peers, settings: OrchestratorSettings) -> None:
+        self._peers = peers
+        self._s = settings
+
+    def params(
+        self,
+        question: str,
+        *,
+        top_k: int | None = None,
+        top_j: int | None = None,
+        threshold: float | None = None,
+        filters: Mapping[str, str | int] | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 0,
+        conversation_id: str = "",
+    ) -> AskParams:
+        """Validates a request and fills in deployment defaults. Raises InvalidArgument."""
+        question = question.strip()
+        if not question:
+            raise InvalidArgument("question must not be empty")
+        if len(question) > self._s.max_question_chars:
+            raise InvalidArgument(
+                f"question has {len(question)} characters; the limit is {self._s.max_question_chars}"
+            )
+        k = top_k or self._s.top_k
+        if not 1 <= k <= self._s.max_top_k:
+            raise InvalidArgument(f"top_k must be between 1 and {self._s.max_top_k}, got {k}")
+        j = top_j or min(self._s.top_j, k)
+        if not 1 <= j <= k:
+            raise InvalidArgument(f"top_j must be between 1 and top_k ({k}), got {j}")
+        c = self._s.threshold if threshold is None else threshold
+        if math.isnan(c) or not -1.0 <= c <= 1.0:
+            raise InvalidArgument(f"threshold must be a cosine in [-1, 1], got {c}")
+        if not 0.0 <= temperature <= 2.0:
+            raise InvalidArgument(f"temperature must be in [0, 2], got {temperature}")
+        if max_tokens < 0:
+            raise InvalidArgument("max_tokens must not be negative")
+        extracted = not filters
+        chosen = dict(filters) if filters else filters_from_question(question, self._s.known_companies)
+        return AskParams(
+            question=question,
+            top_k=k,
+            top_j=j,
+            threshold=c,
+            filters=chosen,
+            filters_from_question=extracted,
+            language=detect_language(question),
+            temperature=temperature,
+            max_tokens=min(max_tokens or self._s.max_answer_tokens, self._s.max_answer_tokens),
+            conversation_id=conversation_id,
+        )
+
+    async def retrieve(self, params: AskParams) -> Retrieval:
+        """Embeds the question, searches the KB and decides the route; no generation."""
+        start = time.perf_counter()
+        vector = await self._peers.embed_query(params.question)
+        embed_ms = _ms_since(start)
+
+        search_start = time.perf_counter()
+        filters = params.filters
+        hits = await self._peers.search(vector, params.top_k, filters)
+        note = ""
+        if not hits and filters and params.filters_from_question:
+            # Filters guessed from the wording must never hide the knowledge base: fall back to all.
+            note = f"no passages matched {filters} taken from the question; searched without filters. "
+            filters = {}
+            hits = await self._peers.search(vector, params.top_k, filters)
+        search_ms = _ms_since(search_start)
+
+        best = hits[0].score if hits else -1.0
+        if best >= params.threshold:
+            route, web_status = Route.LOCAL, "not_needed"
+        else:
+            # The web path is not deployed yet: answer from local evidence and say it is weak.
+            route, web_status = Route.WEB, "not_configured"
+            note += (
+                f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
+                "web search is not configured, so the answer uses local passages only."
+            )
+        rank_start = time.perf_counter()
+        ranked = rank(hits)[: params.top_k]
+        decision = RouteDecision(
+            route=route,
+            best_local_score=best,
+            threshold=params.threshold,
+            top_k=params.top_k,
+            top_j=params.top_j,
+            web_status=web_status,
+            note=note.strip(),
+            filters=dict(filters),
+        )
+        decision.timings.embed_ms = embed_ms
+        decision.timings.local_search_ms = search_ms
+        decision.timings.rank_ms = _ms_since(rank_start)
+        decision.timings.total_ms = _ms_since(start)
+        return Retrieval(decision=decision, ranked=ranked)
+
+    async def ask(self, params: AskParams) -> AsyncIterator[AskEvent]:
+        """Runs the whole flow, yielding the route, answer tokens, citations, further reading, done."""
+        start = time.perf_counter()
+        retrieval = await self.retrieve(params)
+        decision = retrieval.decision
+        yield decision
+
+        context = retrieval.for_model()
+        answer: list[str] = []
+        gen_start = time.perf_counter()
+        done: GenerationDone | None = None
+        async for item in self._peers.generate(
+            params.question, context, params.language, params.temperature, params.max_tokens
+        ):
+            if isinstance(item, GenerationDone):
+                done = item
+                continue
+            if not answer:
+                decision.timings.first_token_ms = _ms_since(gen_start)
+            answer.append(item)
+            yield TokenEvent(item)
+        decision.timings.generate_ms = _ms_since(gen_start)
+        decision.timings.total_ms = _ms_since(start)
+
+        cited = {n for n in cited_numbers("".join(answer)) if 1 <= n <= len(context)}
+        yield CitationsEvent(context, cited)
+        yield FurtherReadingEvent(retrieval.further_reading())
+        yield DoneEvent(
+            generation=done or GenerationDone("unknown", 0, 0, ""),
+            decision=decision,
+            conversation_id=params.conversation_id,
+        )

@@ -1,0 +1,106 @@
+"""gRPC clients of the embedder, retriever and generator, speaking the flow's plain types."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+
+from weaverbird.v1 import (
+    common_pb2,
+    embedder_pb2,
+    embedder_pb2_grpc,
+    generator_pb2,
+    generator_pb2_grpc,
+    retriever_pb2,
+    retriever_pb2_grpc,
+)
+from weaverbird_common.clients import open_channel, peer_errors
+from weaverbird_orchestrator.domain import GenerationDone, Passage
+from weaverbird_orchestrator.settings import OrchestratorSettings
+
+_ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
+_ORIGIN_BY_NAME = {"local": common_pb2.ORIGIN_LOCAL, "web": common_pb2.ORIGIN_WEB}
+
+
+def filter_proto(filters: Mapping[str, str | int]) -> common_pb2.PayloadFilter:
+    flt = common_pb2.PayloadFilter()
+    for name, value in filters.items():
+        if name == "origin":
+            flt.origin = _ORIGIN_BY_NAME[str(value)]
+        else:
+            setattr(flt, name, value)
+    return flt
+
+
+def passage_from_hit(hit: retriever_pb2.SearchHit) -> Passage:
+    p = hit.payload
+    return Passage(
+        id=hit.id,
+        text=hit.text,
+        score=hit.score,
+        document_id=p.document_id,
+        title=p.title,
+        source=p.source,
+        page=p.page,
+        origin=_ORIGIN.get(p.origin, "local"),
+        heading=p.heading,
+    )
+
+
+def source_label(passage: Passage) -> str:
+    """How a passage's source is shown to the model and to users: URL, or file + page."""
+    return f"{passage.source}, page {passage.page}" if passage.page else passage.source
+
+
+class GrpcPeers:
+    """Implements `flow.Peers` over gRPC channels, with a deadline on every call."""
+
+    def __init__(self, settings: OrchestratorSettings) -> None:
+        self._s = settings
+        self._channels = [
+            open_channel(settings.embedder_addr),
+            open_channel(settings.retriever_addr),
+            open_channel(settings.generator_addr),
+        ]
+        self._embedder = embedder_pb2_grpc.EmbedderServiceStub(self._channels[0])
+        self._retriever = retriever_pb2_grpc.RetrieverServiceStub(self._channels[1])
+        self._generator = generator_pb2_grpc.GeneratorServiceStub(self._channels[2])
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()
+
+    async def embed_query(self, text: str) -> list[float]:
+        async with peer_errors("embedder"):
+            response = await self._embedder.Embed(
+                embedder_pb2.EmbedRequest(texts=[text], kind=embedder_pb2.EMBED_KIND_QUERY),
+                timeout=self._s.embed_timeout_s,
+            )
+        return list(response.vectors[0].values)
+
+    async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]:
+        request = retriever_pb2.SearchRequest(vector=vector, k=k)
+        if filters:
+            request.filter.CopyFrom(filter_proto(filters))
+        async with peer_errors("retriever"):
+            response = await self._retriever.Search(request, timeout=self._s.search_timeout_s)
+        return [passage_from_hit(h) for h in response.hits]
+
+    async def generate(
+        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
+    ) -> AsyncIterator[str | GenerationDone]:
+        request = generator_pb2.GenerateRequest(
+            question=question,
+            language=language,
+            passages=[
+                generator_pb2.ContextPassage(number=i, title=p.title, text=p.text, source=source_label(p))
+                for i, p in enumerate(passages, start=1)
+            ],
+            sampling=generator_pb2.SamplingParams(temperature=temperature, max_tokens=max_tokens),
+        )
+        async with peer_errors("generator"):
+            async for event in self._generator.GenerateStream(request, timeout=self._s.generate_timeout_s):
+                if event.HasField("done"):
+                    d = event.done
+                    yield GenerationDone(d.finish_reason, d.prompt_tokens, d.completion_tokens, d.model_id)
+                else:
+                    yield event.token

@@ -1,0 +1,86 @@
+"""gRPC adapter of the orchestrator: AskStream, Ask and Retrieve over the question flow."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+
+from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird_orchestrator import convert
+from weaverbird_orchestrator.domain import AskParams, RouteDecision
+from weaverbird_orchestrator.flow import CitationsEvent, DoneEvent, FurtherReadingEvent, QuestionFlow, TokenEvent
+
+
+class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
+    """Translates requests to `AskParams` and flow events to `AskEvent` messages."""
+
+    def __init__(self, flow: QuestionFlow) -> None:
+        self._flow = flow
+
+    def _params(self, request: orchestrator_pb2.AskRequest) -> AskParams:
+        return self._flow.params(
+            request.question,
+            top_k=request.top_k if request.HasField("top_k") else None,
+            top_j=request.top_j if request.HasField("top_j") else None,
+            threshold=request.threshold if request.HasField("threshold") else None,
+            filters=convert.request_filters(request),
+            temperature=request.temperature,
+            max_tokens=request.max_tokens,
+            conversation_id=request.conversation_id,
+        )
+
+    async def AskStream(  # noqa: N802 - gRPC method name
+        self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
+        params = self._params(request)
+        cited_count = 0
+        async for event in self._flow.ask(params):
+            if isinstance(event, RouteDecision):
+                yield orchestrator_pb2.AskEvent(route=convert.route_proto(event))
+            elif isinstance(event, TokenEvent):
+                yield orchestrator_pb2.AskEvent(token=event.text)
+            elif isinstance(event, CitationsEvent):
+                cited_count = len(event.passages)
+                citations = convert.citations_proto(event.passages, event.cited)
+                yield orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
+            elif isinstance(event, FurtherReadingEvent):
+                further = convert.further_proto(event.passages, cited_count + 1)
+                yield orchestrator_pb2.AskEvent(
+                    further_reading=orchestrator_pb2.FurtherReading(passages=further)
+                )
+            elif isinstance(event, DoneEvent):
+                yield orchestrator_pb2.AskEvent(
+                    done=convert.done_proto(event.generation, event.decision, event.conversation_id)
+                )
+
+    async def Ask(  # noqa: N802
+        self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
+    ) -> orchestrator_pb2.AskResponse:
+        response = orchestrator_pb2.AskResponse()
+        answer: list[str] = []
+        async for event in self.AskStream(request, context):
+            kind = event.WhichOneof("event")
+            if kind == "route":
+                response.route.CopyFrom(event.route)
+            elif kind == "token":
+                answer.append(event.token)
+            elif kind == "citations":
+                response.citations.extend(event.citations.citations)
+            elif kind == "further_reading":
+                response.further_reading.extend(event.further_reading.passages)
+            elif kind == "done":
+                response.done.CopyFrom(event.done)
+        response.answer = "".join(answer)
+        # The route's timings are final only once generation ended.
+        response.route.timings.CopyFrom(response.done.timings)
+        return response
+
+    async def Retrieve(  # noqa: N802
+        self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
+    ) -> orchestrator_pb2.RetrieveResponse:
+        retrieval = await self._flow.retrieve(self._params(request))
+        return orchestrator_pb2.RetrieveResponse(
+            route=convert.route_proto(retrieval.decision),
+            passages=[convert.citation_proto(i, p) for i, p in enumerate(retrieval.ranked, start=1)],
+        )

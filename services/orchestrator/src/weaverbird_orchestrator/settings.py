@@ -1,0 +1,43 @@
+"""Orchestrator settings (env prefix ORCHESTRATOR_): peers, K / J / c and their per-request limits."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from weaverbird_common.settings import BaseServiceSettings
+
+
+class OrchestratorSettings(BaseServiceSettings):
+    """Where the peer services are and how questions are routed."""
+
+    model_config = SettingsConfigDict(env_prefix="ORCHESTRATOR_", extra="ignore")
+
+    embedder_addr: str = Field(description="Embedder host:port.")
+    retriever_addr: str = Field(description="Retriever host:port.")
+    generator_addr: str = Field(description="Generator host:port.")
+
+    top_k: int = Field(5, ge=1, description="K: passages retrieved per source (local, web).")
+    top_j: int = Field(3, ge=1, description="J: passages given to the model (the rest is further reading).")
+    threshold: float = Field(
+        0.55, ge=-1.0, le=1.0,
+        description="c: best local cosine at or above which the web is skipped. Calibrated per embedder.",
+    )
+    max_top_k: int = Field(20, ge=1, description="Largest K a request may ask for.")
+    max_question_chars: int = Field(2000, ge=1, description="Longest question accepted.")
+    max_answer_tokens: int = Field(512, ge=1, description="Ceiling on generated tokens per answer.")
+    known_companies: list[str] = Field(
+        default_factory=list,
+        description="Company names recognised in questions for metadata filters (JSON list).",
+    )
+    embed_timeout_s: float = Field(5.0, gt=0, description="Deadline of one embedder call.")
+    search_timeout_s: float = Field(5.0, gt=0, description="Deadline of one retriever call.")
+    generate_timeout_s: float = Field(300.0, gt=0, description="Deadline of one whole generation.")
+
+    @model_validator(mode="after")
+    def _j_within_k(self) -> OrchestratorSettings:
+        if self.top_j > self.top_k:
+            raise ValueError(f"top_j ({self.top_j}) must not exceed top_k ({self.top_k})")
+        if self.top_k > self.max_top_k:
+            raise ValueError(f"top_k ({self.top_k}) must not exceed max_top_k ({self.max_top_k})")
+        return self

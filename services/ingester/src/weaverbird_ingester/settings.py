@@ -1,0 +1,22 @@
+"""Ingester settings (env prefix INGESTER_)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from weaverbird_common.settings import BaseServiceSettings
+
+
+class IngesterSettings(BaseServiceSettings):
+    """Peers and chunking parameters."""
+
+    model_config = SettingsConfigDict(env_prefix="INGESTER_", extra="ignore")
+
+    embedder_addr: str = Field(description="Embedder host:port.")
+    retriever_addr: str = Field(description="Retriever host:port.")
+    chunk_tokens: int = Field(250, ge=32, le=2000, description="Target chunk size in tokens.")
+    max_chunk_tokens: int = Field(400, ge=64, le=4000, description="Hard ceiling of a chunk (whole tables).")
+    embed_batch: int = Field(32, ge=1, le=512, description="Chunks per embedder call.")
+    max_document_mb: int = Field(50, ge=1, description="Largest document accepted, in MiB.")
+    call_timeout_s: float = Field(120.0, gt=0, description="Deadline of one embedder or retriever call.")

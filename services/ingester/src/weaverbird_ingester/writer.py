@@ -1,0 +1,55 @@
+"""Adds one loaded document to the knowledge base: chunk, embed in batches, replace old chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from weaverbird_ingester.chunker import chunk_document
+from weaverbird_ingester.documents import Chunk, Document
+
+
+class KnowledgeBase(Protocol):
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    async def upsert(self, doc: Document, chunks: Sequence[Chunk], vectors: Sequence[list[float]]) -> None: ...
+
+    async def delete_document(self, document_id: str) -> int: ...
+
+
+def embedding_text(doc: Document, chunk: Chunk) -> str:
+    """What gets embedded: the chunk under its title and heading, so a bare table row still says
+    which company and section it belongs to. The stored text stays the chunk alone."""
+    context = " / ".join(part for part in (doc.title, chunk.heading) if part)
+    return f"{context}\n{chunk.text}" if context else chunk.text
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    document_id: str
+    title: str
+    pages: int
+    chunks: int
+
+
+class DocumentWriter:
+    """Chunks and stores documents; re-adding a document replaces its previous chunks."""
+
+    def __init__(self, kb: KnowledgeBase, chunk_tokens: int, max_chunk_tokens: int, embed_batch: int) -> None:
+        self._kb = kb
+        self._chunk_tokens = chunk_tokens
+        self._max_chunk_tokens = max_chunk_tokens
+        self._embed_batch = embed_batch
+
+    async def write(self, doc: Document) -> WriteResult:
+        chunks = chunk_document(doc, target_tokens=self._chunk_tokens, max_tokens=self._max_chunk_tokens)
+        # Point ids are deterministic (document id + chunk index), so a redelivery overwrites; deleting
+        # first also removes tail chunks when a new version of the document is shorter.
+        await self._kb.delete_document(doc.document_id)
+        for start in range(0, len(chunks), self._embed_batch):
+            batch = chunks[start : start + self._embed_batch]
+            vectors = await self._kb.embed_passages([embedding_text(doc, c) for c in batch])
+            await self._kb.upsert(doc, batch, vectors)
+        pages = sum(1 for p in doc.pages if p.number is not None)
+        return WriteResult(doc.document_id, doc.title, pages, len(chunks))

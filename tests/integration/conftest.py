@@ -8,7 +8,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-
 from weaverbird.v1 import orchestrator_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig

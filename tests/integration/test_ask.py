@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import grpc
 import pytest
-
 from weaverbird.v1 import common_pb2, orchestrator_pb2, orchestrator_pb2_grpc
 
 pytestmark = pytest.mark.integration

@@ -9,7 +9,6 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-
 from weaverbird.v1 import (
     common_pb2,
     embedder_pb2,

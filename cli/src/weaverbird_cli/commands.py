@@ -9,7 +9,6 @@ from pathlib import Path
 
 import grpc
 from tqdm import tqdm
-
 from weaverbird.v1 import (
     ingester_pb2,
     ingester_pb2_grpc,
@@ -18,6 +17,7 @@ from weaverbird.v1 import (
     retriever_pb2,
     retriever_pb2_grpc,
 )
+
 from weaverbird_cli import render
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import LocalStack, StackConfig

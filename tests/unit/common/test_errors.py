@@ -5,7 +5,6 @@ from __future__ import annotations
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
 from weaverbird_common import errors
 from weaverbird_common.server import ServiceBinding, start_server
@@ -33,7 +32,7 @@ class _Failing(embedder_pb2_grpc.EmbedderServiceServicer):
     def __init__(self, exc: Exception) -> None:
         self.exc = exc
 
-    async def Embed(self, request, context):  # noqa: N802
+    async def Embed(self, request, context):
         raise self.exc
 
 

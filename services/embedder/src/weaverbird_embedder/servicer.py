@@ -6,9 +6,9 @@ import asyncio
 
 import grpc
 import numpy as np
-
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
 from weaverbird_common.errors import InvalidArgument, Overloaded
+
 from weaverbird_embedder.backends import EmbeddingBackend
 from weaverbird_embedder.batcher import Kind, MicroBatcher
 
@@ -45,7 +45,7 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
                 raise InvalidArgument(f"texts[{i}] has {len(text)} characters; limit {self._max_text_chars}")
         return kind
 
-    async def Embed(  # noqa: N802 - gRPC method name
+    async def Embed(
         self, request: embedder_pb2.EmbedRequest, context: grpc.aio.ServicerContext
     ) -> embedder_pb2.EmbedResponse:
         kind = self._validate(request)
@@ -59,7 +59,7 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
             dimension=self._backend.dimension,
         )
 
-    async def DescribeModel(  # noqa: N802
+    async def DescribeModel(
         self, request: embedder_pb2.DescribeModelRequest, context: grpc.aio.ServicerContext
     ) -> embedder_pb2.DescribeModelResponse:
         return embedder_pb2.DescribeModelResponse(

@@ -8,6 +8,7 @@ from pathlib import Path
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
+
 from weaverbird_generator.llama_server import LlamaServer
 from weaverbird_generator.llm_client import ChatClient
 from weaverbird_generator.model_files import ensure_model

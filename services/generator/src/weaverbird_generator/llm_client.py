@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,13 +84,14 @@ class ChatClient:
         stop: Sequence[str] | None = None,
         seed: int | None = None,
         timeout_s: float | None = None,
-    ) -> AsyncIterator[Delta]:
+    ) -> AsyncGenerator[Delta, None]:
         """Yields Delta(text=...) per token piece, then exactly one final Delta with finish_reason and usage.
 
         The whole generation must finish within `timeout_s` (default: the client's); closing the iterator
         early (consumer cancelled) closes the HTTP stream, which makes llama.cpp/TGI stop generating.
         """
-        deadline = time.monotonic() + (timeout_s if timeout_s is not None else self.timeout_s)
+        budget = timeout_s if timeout_s is not None else self.timeout_s
+        deadline = time.monotonic() + budget
         kwargs: dict[str, Any] = {
             "max_tokens": max_tokens,
             "temperature": temperature,
@@ -97,29 +99,35 @@ class ChatClient:
             "stop": list(stop) if stop else None,
             "seed": seed,
         }
+        args = (messages, kwargs, deadline, budget)
+        # aclosing: when our consumer closes us, close the inner generator (and its HTTP stream) right
+        # away instead of whenever the garbage collector finalises it.
         if self._include_usage:
             try:
-                async for delta in self._stream_once(messages, kwargs, deadline, include_usage=True):
-                    yield delta
+                async with aclosing(self._stream_once(*args, include_usage=True)) as it:
+                    async for delta in it:
+                        yield delta
                 return
             except _UsageRejected:
                 log.info("server at %s rejected stream_options; counting tokens from chunks", self.base_url)
                 self._include_usage = False
-        async for delta in self._stream_once(messages, kwargs, deadline, include_usage=False):
-            yield delta
+        async with aclosing(self._stream_once(*args, include_usage=False)) as it:
+            async for delta in it:
+                yield delta
 
     async def _stream_once(
         self,
         messages: Sequence[dict[str, Any]],
         kwargs: dict[str, Any],
         deadline: float,
+        budget: float,
         *,
         include_usage: bool,
-    ) -> AsyncIterator[Delta]:
+    ) -> AsyncGenerator[Delta, None]:
         # One AsyncInferenceClient per request on purpose: it parks every streamed response on its exit
         # stack until close(), so a shared client would keep abandoned streams (and the server's generation)
         # alive. Closing it here ends the HTTP stream as soon as the consumer stops.
-        client = AsyncInferenceClient(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout_s)
+        client = AsyncInferenceClient(base_url=self.base_url, api_key=self.api_key, timeout=budget)
         emitted = 0
         content_chunks = 0
         finish_reason: str | None = None
@@ -151,6 +159,9 @@ class ChatClient:
                     if choice.finish_reason:
                         finish_reason = choice.finish_reason
         except TimeoutError as e:  # asyncio.timeout_at and InferenceTimeoutError (a TimeoutError) alike
+            if isinstance(e.__cause__, httpx2.ConnectTimeout):
+                # huggingface_hub wraps every httpx timeout of the request, connecting included.
+                raise GeneratorUnavailable(f"LLM server at {self.base_url} is not reachable: {e}") from e
             raise GeneratorTimeout(
                 f"LLM server at {self.base_url} did not finish within the deadline "
                 f"({emitted} tokens streamed)"
@@ -162,6 +173,10 @@ class ChatClient:
             raise _http_error(self.base_url, status, e) from e
         except (httpx2.ConnectError, httpx2.ConnectTimeout) as e:
             raise GeneratorUnavailable(f"LLM server at {self.base_url} is not reachable: {e}") from e
+        except httpx2.TimeoutException as e:  # a read stalled mid-stream (these are not wrapped)
+            raise GeneratorTimeout(
+                f"LLM server at {self.base_url} stopped sending after {emitted} tokens: {e!r}"
+            ) from e
         except httpx2.TransportError as e:
             raise GeneratorUnavailable(
                 f"connection to LLM server at {self.base_url} failed after {emitted} tokens: {e!r}"

@@ -64,13 +64,19 @@ _LABELS = {
         "information": "Information",
         "none": "(no information was found)",
         "question": "Question",
-        "reminder": "Answer in English using only the information above, citing passages as [n].",
+        "reminder": (
+            "Answer in English using only the information above. End every sentence with the number of "
+            'the passage it uses in square brackets, e.g. "Revenue was USD 5.1 billion [1]."'
+        ),
     },
     "zh": {
         "information": "资料",
         "none": "（没有找到相关资料）",
         "question": "问题",
-        "reminder": "请只根据以上资料用中文回答，并用 [n] 标注引用的资料编号。",
+        "reminder": (
+            "请只根据以上资料用中文回答。每句话末尾必须用方括号标注所依据的资料编号，"
+            "例如“营业收入为51亿元[1]。”"
+        ),
     },
 }
 
@@ -106,8 +112,10 @@ def format_passages(passages: Sequence[Passage]) -> str:
 def build_messages(question: str, passages: Sequence[Passage], language: Language) -> list[dict[str, str]]:
     """System + user messages for an OpenAI-style chat completion.
 
-    The question comes after the passages, with a one-line reminder of the rules: small models weigh
-    the end of the prompt most.
+    The question comes after the passages, followed by a reminder with a one-citation example: small
+    models weigh the end of the prompt most. Measured on Qwen2.5-1.5B: without the example in the user
+    turn it answered correctly but cited nothing, in Chinese even with an example in the system prompt;
+    a two-citation example ("[2][3]") got copied verbatim, so the example cites one passage.
     """
     if language not in _SYSTEM:
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import grpc
-
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
+
 from weaverbird_generator.llm_client import (
     ChatClient,
     GeneratorError,
@@ -40,7 +40,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         if s.max_tokens < 0 or not 0.0 <= s.temperature <= 2.0 or not 0.0 <= s.top_p <= 1.0:
             raise InvalidArgument("sampling: max_tokens >= 0, temperature in [0, 2], top_p in [0, 1]")
 
-    async def GenerateStream(  # noqa: N802 - gRPC method name
+    async def GenerateStream(
         self, request: generator_pb2.GenerateRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[generator_pb2.GenerateEvent]:
         self._validate(request)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
-
 from weaverbird_common.settings import BaseServiceSettings
 
 

@@ -7,6 +7,7 @@ import asyncio
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
+
 from weaverbird_ingester.peers import GrpcKnowledgeBase
 from weaverbird_ingester.servicer import IngesterServicer
 from weaverbird_ingester.settings import IngesterSettings

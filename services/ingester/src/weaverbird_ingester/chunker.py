@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from weaverbird_common.questions import CJK_CLASS
+
 from .documents import Chunk, Document
-from .metadata import CJK_CLASS
 
 # ---------------------------------------------------------------------------------------------
 # Token estimate
@@ -194,7 +195,9 @@ class _Block:
     header_rows: int = 0  # leading rows repeated on each piece when a table must be split
 
 
-_MAX_TABLE_GAP = 3  # label-only lines ("Current assets:") allowed between numeric rows
+# Label-only lines ("Current assets:", "Stockholders' equity:") allowed between numeric rows;
+# blank lines are free, since layout extraction puts them between statement sections.
+_MAX_TABLE_GAP = 3
 _MAX_HEADER_LINES = 6  # short lines above the first row taken as column headers ("Years Ended")
 
 
@@ -215,12 +218,15 @@ def _table_spans(lines: list[str]) -> list[tuple[int, int, int]]:
                 continue
         if _is_numeric_row(lines[i]):
             last_row, rows, k = i, 1, i + 1
-            while k < n and k - last_row <= _MAX_TABLE_GAP:
+            gap = 0
+            while k < n and gap <= _MAX_TABLE_GAP:
                 line = lines[k].strip()
                 if _is_numeric_row(line):
-                    last_row, rows = k, rows + 1
+                    last_row, rows, gap = k, rows + 1, 0
                 elif line and (len(line) > 80 or len(line.split()) > 10 or _is_structural_heading(line)):
                     break
+                elif line:
+                    gap += 1
                 k += 1
             if rows >= 2:
                 start = i
@@ -250,7 +256,7 @@ def _is_structural_heading(line: str) -> bool:
 
 def _page_blocks(text: str) -> list[_Block]:
     """Headings, tables and paragraphs of one page, in reading order."""
-    lines = text.split("\n")
+    lines = _without_page_number(text.split("\n"))
     spans = {start: (end, header) for start, end, header in _table_spans(lines)}
     blocks: list[_Block] = []
     paragraph: list[str] = []
@@ -296,6 +302,21 @@ def _page_blocks(text: str) -> list[_Block]:
             end_paragraph()
     end_paragraph()
     return blocks
+
+
+_PAGE_NUMBER_RE = re.compile(
+    r"^(?:[-–—]\s*)?(?:page\s+)?\d{1,4}(?:\s*[-–—])?$|^第\s*\d{1,4}\s*页$", re.IGNORECASE
+)
+
+
+def _without_page_number(lines: list[str]) -> list[str]:
+    """Drop a printed page number on the first or last line; the loader only strips repeated ones."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if filled and _PAGE_NUMBER_RE.match(lines[filled[-1]].strip()):
+        lines = lines[: filled[-1]]
+    if filled and len(filled) > 1 and _PAGE_NUMBER_RE.match(lines[filled[0]].strip()):
+        lines = lines[filled[0] + 1 :]
+    return lines
 
 
 def _join_lines(lines: list[str]) -> str:

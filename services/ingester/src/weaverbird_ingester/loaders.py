@@ -11,12 +11,17 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+import yaml
+from weaverbird_common.questions import detect_language
+
+from weaverbird_ingester.metadata import canonical_company, metadata_from_filename
+
 from .documents import Document, Page
-from .metadata import detect_language, metadata_from_filename
 
 log = logging.getLogger(__name__)
 
 Format = Literal["pdf", "html", "markdown", "text"]
+PdfMode = Literal["layout", "plain"]
 
 EXTENSIONS: dict[str, Format] = {
     ".pdf": "pdf",
@@ -105,25 +110,29 @@ def load_bytes(
     language: str | None = None,
     published: str | None = None,
     origin: str = "local",
+    pdf_mode: PdfMode = "layout",
 ) -> Document:
     """Parse `data` by its name (or content) into a Document; raises UnreadableDocument.
 
     Overrides win over what the file name and content say. Empty values ("" / 0 / None) count as
     unset, matching proto3 defaults, so the gRPC layer can pass request fields straight through.
+    `pdf_mode="plain"` halves PDF extraction time at the cost of table rows (see _page_text).
     """
     if not data or not data.strip():
         raise UnreadableDocument("empty file")
     fmt = _detect_format(data, filename)
     found_title = ""
     found_date = ""
+    front: dict[str, object] = {}
     if fmt == "pdf":
-        pages, found_title = _load_pdf(data)
+        pages, found_title = _load_pdf(data, pdf_mode)
     elif fmt == "html":
         text, found_title, found_date = _load_html(data)
         pages = [Page(None, text)]
     else:
         text = _normalise_text(_decode(data))
         if fmt == "markdown":
+            front, text = _split_front_matter(text)
             heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
             found_title = heading.group(1) if heading else ""
         pages = [Page(None, text)]
@@ -134,18 +143,46 @@ def load_bytes(
     src = source or filename
     from_name = metadata_from_filename(filename)
     all_text = "\n".join(page.text for page in pages)
+    fm_company = str(front.get("company") or "")
     return Document(
         document_id=document_id_for(src),
-        title=title or found_title or _stem(filename) or src,
+        title=title or str(front.get("title") or "") or found_title or _stem(filename) or src,
         source=src,
         pages=pages,
-        language=language or detect_language(all_text),
-        company=company or from_name.company,
-        year=year or from_name.year,
-        quarter=quarter or from_name.quarter,
-        published=published or from_name.published or found_date,
+        language=language or str(front.get("language") or "") or detect_language(all_text),
+        company=company or (canonical_company(fm_company) if fm_company else from_name.company),
+        year=year or _int_or_none(front.get("year")) or from_name.year,
+        quarter=quarter or _int_or_none(front.get("quarter")) or from_name.quarter,
+        published=published or str(front.get("published") or "") or from_name.published or found_date,
         origin=origin,
     )
+
+
+_FRONT_MATTER_RE = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
+
+
+def _split_front_matter(text: str) -> tuple[dict[str, object], str]:
+    """YAML front matter (title, company, year, quarter, language, published) and the body after it.
+
+    Malformed front matter is kept as text rather than failing the document.
+    """
+    match = _FRONT_MATTER_RE.match(text)
+    if not match:
+        return {}, text
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError:
+        return {}, text
+    if not isinstance(data, dict):
+        return {}, text
+    return data, text[match.end() :]
+
+
+def _int_or_none(value: object) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,7 +250,7 @@ def _normalise_text(text: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _load_pdf(data: bytes) -> tuple[list[Page], str]:
+def _load_pdf(data: bytes, mode: PdfMode) -> tuple[list[Page], str]:
     """Pages with 1-based numbers (pypdf index + 1) and the metadata title, if it is a real one."""
     from pypdf import PdfReader
     from pypdf.errors import DependencyError, FileNotDecryptedError
@@ -242,7 +279,7 @@ def _load_pdf(data: bytes) -> tuple[list[Page], str]:
     texts: list[str] = []
     for index, page in enumerate(page_objects):
         try:
-            texts.append(_normalise_text(_page_text(page)))
+            texts.append(_normalise_text(_page_text(page) if mode == "layout" else page.extract_text() or ""))
         except Exception as exc:  # one bad page should not lose the other 99
             log.warning("pdf page %d unreadable: %s: %s", index + 1, type(exc).__name__, exc)
             texts.append("")

@@ -6,9 +6,9 @@ import asyncio
 import dataclasses
 
 import grpc
-
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.errors import InvalidArgument, Unimplemented
+
 from weaverbird_ingester.documents import Document
 from weaverbird_ingester.loaders import UnreadableDocument, load_bytes
 from weaverbird_ingester.writer import DocumentWriter
@@ -38,7 +38,7 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         self._writer = writer
         self._max_bytes = max_document_bytes
 
-    async def AddDocument(  # noqa: N802 - gRPC method name
+    async def AddDocument(
         self, request: ingester_pb2.AddDocumentRequest, context: grpc.aio.ServicerContext
     ) -> ingester_pb2.AddDocumentResponse:
         kind = request.WhichOneof("content")

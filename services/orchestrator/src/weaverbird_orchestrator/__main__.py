@@ -7,6 +7,7 @@ import asyncio
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
+
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
 from weaverbird_orchestrator.servicer import OrchestratorServicer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from weaverbird.v1 import common_pb2, orchestrator_pb2
+
 from weaverbird_orchestrator.domain import GenerationDone, Passage, Route, RouteDecision, Timings
 from weaverbird_orchestrator.peers import filter_proto
 

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.questions import detect_language, filters_from_question
+
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.domain import (
     AskParams,

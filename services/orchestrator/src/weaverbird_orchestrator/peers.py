@@ -14,6 +14,7 @@ from weaverbird.v1 import (
     retriever_pb2_grpc,
 )
 from weaverbird_common.clients import open_channel, peer_errors
+
 from weaverbird_orchestrator.domain import GenerationDone, Passage
 from weaverbird_orchestrator.settings import OrchestratorSettings
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import grpc
-
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+
 from weaverbird_orchestrator import convert
 from weaverbird_orchestrator.domain import AskParams, RouteDecision
 from weaverbird_orchestrator.flow import CitationsEvent, DoneEvent, FurtherReadingEvent, QuestionFlow, TokenEvent
@@ -30,7 +30,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
             conversation_id=request.conversation_id,
         )
 
-    async def AskStream(  # noqa: N802 - gRPC method name
+    async def AskStream(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
         params = self._params(request)
@@ -54,7 +54,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                     done=convert.done_proto(event.generation, event.decision, event.conversation_id)
                 )
 
-    async def Ask(  # noqa: N802
+    async def Ask(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.AskResponse:
         response = orchestrator_pb2.AskResponse()
@@ -76,7 +76,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         response.route.timings.CopyFrom(response.done.timings)
         return response
 
-    async def Retrieve(  # noqa: N802
+    async def Retrieve(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.RetrieveResponse:
         retrieval = await self._flow.retrieve(self._params(request))

@@ -7,6 +7,7 @@ import asyncio
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
+
 from weaverbird_retriever.servicer import RetrieverServicer
 from weaverbird_retriever.settings import RetrieverSettings
 from weaverbird_retriever.stores import open_store

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from weaverbird.v1 import common_pb2, retriever_pb2
+
 from weaverbird_retriever.stores import ChunkRecord, Hit, point_id
 
 _ORIGIN_NAMES = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}

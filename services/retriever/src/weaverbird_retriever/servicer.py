@@ -6,9 +6,9 @@ import asyncio
 import threading
 
 import grpc
-
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument
+
 from weaverbird_retriever.convert import chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.stores import CollectionMissing, DimensionMismatch, VectorStore
 
@@ -38,7 +38,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
                 "vectors from a different embedding model need a new collection"
             )
 
-    async def Upsert(  # noqa: N802 - gRPC method name
+    async def Upsert(
         self, request: retriever_pb2.UpsertRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.UpsertResponse:
         if not request.chunks:
@@ -60,7 +60,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         stats = await asyncio.to_thread(self._store.stats)
         return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
 
-    async def Search(  # noqa: N802
+    async def Search(
         self, request: retriever_pb2.SearchRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.SearchResponse:
         if not 1 <= request.k <= self._max_k:
@@ -78,7 +78,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         hits = self._store.search(list(request.vector), request.k, filters or None)
         return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits])
 
-    async def DeleteDocument(  # noqa: N802
+    async def DeleteDocument(
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.DeleteDocumentResponse:
         if not request.document_id:
@@ -88,7 +88,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
         return retriever_pb2.DeleteDocumentResponse(deleted=deleted)
 
-    async def CollectionStats(  # noqa: N802
+    async def CollectionStats(
         self, request: retriever_pb2.CollectionStatsRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.CollectionStatsResponse:
         try:

@@ -6,7 +6,6 @@ from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
-
 from weaverbird_common.settings import BaseServiceSettings
 
 

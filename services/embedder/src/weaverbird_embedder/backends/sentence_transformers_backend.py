@@ -47,9 +47,7 @@ class SentenceTransformersBackend:
         are used; models without any (M3E, bge-m3) get the raw text.
         """
         if not model_path:
-            raise BackendUnavailable(
-                "backend 'sentence-transformers' needs model_path: a local model directory"
-            )
+            raise BackendUnavailable("backend 'sentence-transformers' needs model_path: a local model directory")
         path = Path(model_path).expanduser()
         if not path.is_dir():
             raise BackendUnavailable(

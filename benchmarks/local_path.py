@@ -1,0 +1,181 @@
+"""Local retrieval path benchmark: bare embed, bare search, and the orchestrator's Retrieve over gRPC.
+
+Loads the FinanceBench page corpus (about 10k pages) into a fresh knowledge base, then times, for the
+FinanceBench questions: the embedding backend in-process, Qdrant search in-process, and the whole local
+path through the orchestrator (question -> embedder -> retriever -> route decision), generation excluded.
+Prints p50/p99 and the ratio orchestrator / (embed + search). Targets: p50 <= 25 ms, ratio <= 1.3.
+
+    python -m benchmarks.local_path [--data ../shared/data] [--limit-pages N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import numpy as np
+from tqdm import tqdm
+from weaverbird.v1 import common_pb2, orchestrator_pb2, orchestrator_pb2_grpc, retriever_pb2, retriever_pb2_grpc
+from weaverbird_cli.stack import LocalStack, StackConfig
+from weaverbird_embedder.backends import build_backend
+from weaverbird_ingester.chunker import chunk_document
+from weaverbird_ingester.writer import embedding_text
+from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
+
+from benchmarks.financebench import DEFAULT_DATA, page_documents, questions
+from benchmarks.stats import percentiles, timed
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def build_corpus(data: Path, limit_pages: int | None) -> tuple[list[dict], list[str]]:
+    """Chunks of every page document, as payload dicts, and the texts to embed."""
+    payloads: list[dict] = []
+    texts: list[str] = []
+    for doc in tqdm(list(page_documents(data, limit_pages)), desc="chunk", unit="doc"):
+        for chunk in chunk_document(doc):
+            payloads.append(
+                {
+                    "document_id": doc.document_id,
+                    "title": doc.title,
+                    "source": doc.source,
+                    "page": chunk.page or 0,
+                    "company": doc.company,
+                    "year": doc.year or 0,
+                    "quarter": doc.quarter or 0,
+                    "chunk_index": chunk.index,
+                    "heading": chunk.heading,
+                    "text": chunk.text,
+                }
+            )
+            texts.append(embedding_text(doc, chunk))
+    return payloads, texts
+
+
+def embed_corpus(backend_name: str, texts: list[str]) -> np.ndarray:
+    """Passage vectors, cached on disk by backend and corpus hash (embedding dominates set-up time)."""
+    digest = hashlib.sha1("\x00".join(texts).encode()).hexdigest()[:12]
+    path = CACHE / f"{backend_name}-{digest}.npy"
+    if path.exists():
+        return np.load(path)
+    backend = build_backend(backend_name)
+    batch = 64
+    parts = [
+        backend.embed(texts[i : i + batch], "passage")
+        for i in tqdm(range(0, len(texts), batch), desc=f"embed ({backend_name})", unit="batch")
+    ]
+    vectors = np.concatenate(parts).astype(np.float32)
+    CACHE.mkdir(exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
+def upsert_service(addr: str, payloads: list[dict], vectors: np.ndarray) -> int:
+    with grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
+        stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
+        points = 0
+        for start in tqdm(range(0, len(payloads), 512), desc="upsert (retriever service)", unit="batch"):
+            chunks = []
+            for payload, vec in zip(payloads[start : start + 512], vectors[start : start + 512], strict=True):
+                fields = {k: v for k, v in payload.items() if k != "text"}
+                chunks.append(
+                    retriever_pb2.Chunk(
+                        vector=vec.tolist(),
+                        text=payload["text"],
+                        payload=common_pb2.ChunkPayload(origin=common_pb2.ORIGIN_LOCAL, language="en", **fields),
+                    )
+                )
+            points = stub.Upsert(retriever_pb2.UpsertRequest(chunks=chunks), timeout=600).collection_points
+        return points
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--limit-pages", type=int, default=None, help="use only the first N pages")
+    parser.add_argument("--backend", default="use")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3, help="passes over the question set")
+    args = parser.parse_args(argv)
+    if not (args.data / "financebench" / "pages.jsonl").exists():
+        print(f"skipped: FinanceBench data not found under {args.data}", file=sys.stderr)
+        return 0
+
+    payloads, texts = build_corpus(args.data, args.limit_pages)
+    vectors = embed_corpus(args.backend, texts)
+    qs = [q.question for q in questions(args.data)]
+    print(f"corpus: {len(payloads)} chunks from FinanceBench pages; {len(qs)} questions x {args.rounds} rounds")
+
+    backend = build_backend(args.backend)
+    for q in qs[:5]:
+        backend.embed([q], "query")  # warm-up
+    qvecs, embed_ms = [], []
+    for _ in range(args.rounds):
+        for q in qs:
+            vec, ms = timed(lambda q=q: backend.embed([q], "query"))
+            qvecs.append(vec[0])
+            embed_ms.append(ms)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store("edge", path=tmp, url=None, api_key=None, collection="bench")
+        store.ensure_collection(vectors.shape[1])
+        records = [
+            ChunkRecord(point_id(p["document_id"], p["chunk_index"]), v, p["text"], {**p})
+            for p, v in zip(payloads, vectors, strict=True)
+        ]
+        for start in range(0, len(records), 1024):
+            store.upsert(records[start : start + 1024])
+        for v in qvecs[:5]:
+            store.search(v, args.k)
+        search_ms = [timed(lambda v=v: store.search(v, args.k))[1] for v in qvecs]
+        store.close()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = StackConfig(
+            base_port=52051,
+            data_dir=Path(tmp),
+            generator_env={"GENERATOR_MODEL": "smollm2", "GENERATOR_MODEL_DIR": f"{tmp}/models"},
+            embedder_env={"EMBEDDER_BACKEND": args.backend},
+        )
+        with LocalStack(config) as stack:
+            upsert_service(stack.config.addr("retriever"), payloads, vectors)
+            with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
+                stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+                for q in qs[:5]:
+                    stub.Retrieve(orchestrator_pb2.AskRequest(question=q, top_k=args.k), timeout=30)
+                orch_ms = []
+                for _ in range(args.rounds):
+                    for q in qs:
+                        request = orchestrator_pb2.AskRequest(question=q, top_k=args.k)
+                        orch_ms.append(timed(lambda r=request: stub.Retrieve(r, timeout=30))[1])
+
+    report = {
+        "chunks": len(payloads),
+        "backend": args.backend,
+        "embed": percentiles(embed_ms),
+        "search": percentiles(search_ms),
+        "orchestrator_retrieve": percentiles(orch_ms),
+    }
+    bare = report["embed"]["p50_ms"] + report["search"]["p50_ms"]
+    report["ratio_p50"] = report["orchestrator_retrieve"]["p50_ms"] / bare
+    print(f"\n{'path':<28}{'p50 ms':>10}{'p99 ms':>10}")
+    for name in ("embed", "search", "orchestrator_retrieve"):
+        r = report[name]
+        print(f"{name:<28}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}")
+    print(f"ratio orchestrator / (embed + search) at p50: {report['ratio_p50']:.2f}  (target <= 1.3)")
+    print(f"orchestrator p50 {report['orchestrator_retrieve']['p50_ms']:.1f} ms (target <= 25 ms)")
+    RESULTS.mkdir(exist_ok=True)
+    report["measured_at"] = time.strftime("%Y-%m-%d %H:%M:%S")
+    (RESULTS / "local_path.json").write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""Ingester metadata: file-name parsing, question filters (English/Chinese) and language detection."""
+
+from __future__ import annotations
+
+import pytest
+from weaverbird_common.questions import detect_language, filters_from_question, normalize_company
+from weaverbird_ingester.metadata import FileMetadata, metadata_from_filename
+
+KNOWN = ["3M", "ADOBE", "AMCOR", "BESTBUY", "JOHNSON_JOHNSON", "PG_E", "AES", "INTEL", "MICROSOFT", "PFIZER"]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("financebench/ADOBE_2022_10K.pdf", FileMetadata("ADOBE", 2022, None, "10K", "")),
+        ("AMCOR_2023Q2_10Q.pdf", FileMetadata("AMCOR", 2023, 2, "10Q", "")),
+        (
+            "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf",
+            FileMetadata("FOOTLOCKER", 2022, None, "8K", "2022-05-20"),
+        ),
+        ("AMCOR_2023Q4_EARNINGS.pdf", FileMetadata("AMCOR", 2023, 4, "EARNINGS", "")),
+        ("JOHNSON_JOHNSON_2022_10K.pdf", FileMetadata("JOHNSON_JOHNSON", 2022, None, "10K", "")),
+        ("Pfizer_2023Q2_10Q", FileMetadata("PFIZER", 2023, 2, "10Q", "")),
+        ("C:\\kb\\3M_2018_10K.pdf", FileMetadata("3M", 2018, None, "10K", "")),
+        ("腾讯控股2023年第三季度报告.pdf", FileMetadata("腾讯控股", 2023, 3, "", "")),
+        ("贵州茅台_2023年年度报告.pdf", FileMetadata("贵州茅台", 2023, None, "", "")),
+        ("notes.md", FileMetadata()),
+        ("2023 review.txt", FileMetadata()),
+    ],
+)
+def test_metadata_from_filename(name: str, expected: FileMetadata) -> None:
+    assert metadata_from_filename(name) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What was Adobe's revenue in FY2022?", {"company": "ADOBE", "year": 2022}),
+        ("3M 2018年第二季度的营业收入是多少？", {"company": "3M", "year": 2018, "quarter": 2}),
+        ("Q3 2023", {"year": 2023, "quarter": 3}),
+        ("Are Best Buy's gross margins historically consistent?", {"company": "BESTBUY"}),
+        (
+            "What drove gross margin change as of FY2022 for JnJ?",
+            {"company": "JOHNSON_JOHNSON", "year": 2022},
+        ),
+        ("How did Johnson & Johnson do in fiscal 2021?", {"company": "JOHNSON_JOHNSON", "year": 2021}),
+        ("PG&E capital expenditure in 2Q23", {"company": "PG_E", "year": 2023, "quarter": 2}),
+        ("What did AES Corporation earn in the third quarter?", {"company": "AES", "quarter": 3}),
+        # The latest year wins: its filing reports the earlier one as a comparative.
+        (
+            "Has Microsoft increased its debt between FY2023 and the FY2022 period?",
+            {"company": "MICROSOFT", "year": 2023},
+        ),
+        ("Did Pfizer grow its PPNE between FY20 and FY21?", {"company": "PFIZER", "year": 2021}),
+        ("Change in cash between FY 2023 and Q2 of FY2024?", {"year": 2024, "quarter": 2}),
+        ("微软2023财年的10年期债券利率", {"company": "MICROSOFT", "year": 2023}),
+        ("安姆科二〇二二年第四季度收入", {"company": "AMCOR", "year": 2022, "quarter": 4}),
+        # Whole words only: no Intel in "intelligence", no AES in "sales"; money is no year.
+        ("How much did sales intelligence tools cost, about $2022 million?", {}),
+        # Two companies: filtering on one would hide the other.
+        ("Compare Adobe and Intel in 2021", {"year": 2021}),
+    ],
+)
+def test_filters_from_question(question: str, expected: dict[str, object]) -> None:
+    assert filters_from_question(question, KNOWN) == expected
+
+
+def test_aliases_only_fire_for_known_companies() -> None:
+    assert filters_from_question("JPM results in 2022", ["ADOBE"]) == {"year": 2022}
+    assert filters_from_question("JPM results in 2022", ["JPMORGAN"]) == {"company": "JPMORGAN", "year": 2022}
+
+
+def test_known_companies_may_be_display_names() -> None:
+    assert filters_from_question("best buy revenue", ["Best Buy"]) == {"company": "Best Buy"}
+    assert filters_from_question("贵州茅台的营业收入", ["贵州茅台"]) == {"company": "贵州茅台"}
+    assert normalize_company("PG&E") == normalize_company("PG_E") == "PGE"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What was Adobe's revenue in FY2022?", "en"),
+        ("3M 2018年第二季度的营业收入是多少？", "zh"),
+        ("公司2023年Q2的EBITDA是多少", "zh"),
+        ("What is 腾讯控股's revenue in 2023?", "en"),
+        ("2023 1,234 5,678", "en"),
+        ("", "en"),
+    ],
+)
+def test_detect_language(text: str, expected: str) -> None:
+    assert detect_language(text) == expected

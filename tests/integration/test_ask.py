@@ -78,9 +78,11 @@ def test_per_request_k_j_c_override_and_weak_evidence_is_reported(orchestrator: 
 
 
 def test_unary_ask_collects_the_stream(orchestrator: Stub) -> None:
-    reply = orchestrator.Ask(orchestrator_pb2.AskRequest(question="华岳银行的净息差是多少？"), timeout=300)
+    reply = orchestrator.Ask(orchestrator_pb2.AskRequest(question="华岳银行2024年第三季度的净息差是多少？"), timeout=300)
     assert reply.answer.strip()
     assert reply.route.route == orchestrator_pb2.ROUTE_LOCAL
+    # Year and quarter named in the question become a payload filter, which rules out the concept note.
+    assert (reply.route.filter.year, reply.route.filter.quarter) == (2024, 3)
     assert reply.citations[0].source.endswith("zh-huayue-bank-q3-2024.md")
     assert reply.done.finish_reason
 

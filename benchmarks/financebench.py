@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from weaverbird_ingester.documents import Document, Page
-from weaverbird_ingester.loaders import document_id_for
-from weaverbird_ingester.metadata import metadata_from_filename
+from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.docs.loaders import document_id_for
+from weaverbird_common.docs.metadata import metadata_from_filename
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

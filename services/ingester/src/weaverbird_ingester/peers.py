@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 from weaverbird.v1 import common_pb2, embedder_pb2, embedder_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.clients import open_channel, peer_errors
-
-from weaverbird_ingester.documents import Chunk, Document
+from weaverbird_common.docs.documents import Chunk, Document
 
 
 def chunk_payload(doc: Document, chunk: Chunk) -> common_pb2.ChunkPayload:

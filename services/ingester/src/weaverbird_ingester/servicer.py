@@ -7,10 +7,10 @@ import dataclasses
 
 import grpc
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
+from weaverbird_common.docs.documents import Document
+from weaverbird_common.docs.loaders import UnreadableDocument, load_bytes
 from weaverbird_common.errors import InvalidArgument, Unimplemented
 
-from weaverbird_ingester.documents import Document
-from weaverbird_ingester.loaders import UnreadableDocument, load_bytes
 from weaverbird_ingester.writer import DocumentWriter
 
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from weaverbird_ingester.chunker import chunk_document
-from weaverbird_ingester.documents import Chunk, Document
+from weaverbird_common.docs.chunker import chunk_document
+from weaverbird_common.docs.documents import Chunk, Document
 
 
 class KnowledgeBase(Protocol):

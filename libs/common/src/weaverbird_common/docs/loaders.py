@@ -12,11 +12,10 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
+
+from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.docs.metadata import canonical_company, metadata_from_filename
 from weaverbird_common.questions import detect_language
-
-from weaverbird_ingester.metadata import canonical_company, metadata_from_filename
-
-from .documents import Document, Page
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader, PdfWriter
-from weaverbird_ingester.loaders import (
+from weaverbird_common.docs.loaders import (
     UnreadableDocument,
     canonical_source,
     document_id_for,

@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.questions import CJK_CLASS
-
-from .documents import Chunk, Document
 
 # ---------------------------------------------------------------------------------------------
 # Token estimate

@@ -6,8 +6,8 @@ import random
 import re
 
 import pytest
-from weaverbird_ingester.chunker import chunk_document, count_tokens, split_sentences
-from weaverbird_ingester.documents import Document, Page
+from weaverbird_common.docs.chunker import chunk_document, count_tokens, split_sentences
+from weaverbird_common.docs.documents import Document, Page
 
 
 def doc_of(*pages: str, numbered: bool = False) -> Document:

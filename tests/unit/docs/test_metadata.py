@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from weaverbird_common.docs.metadata import FileMetadata, metadata_from_filename
 from weaverbird_common.questions import detect_language, filters_from_question, normalize_company
-from weaverbird_ingester.metadata import FileMetadata, metadata_from_filename
 
 KNOWN = ["3M", "ADOBE", "AMCOR", "BESTBUY", "JOHNSON_JOHNSON", "PG_E", "AES", "INTEL", "MICROSOFT", "PFIZER"]
 

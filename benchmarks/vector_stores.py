@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -184,7 +185,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--local-points", type=int, default=3_000, help="cap for qdrant-client local mode on disk")
     parser.add_argument("--memory-points", type=int, default=10_000, help="cap for qdrant-client in memory")
-    parser.add_argument("--ef", type=int, nargs="*", default=[256, 512], help="extra hnsw_ef values to sweep")
+    parser.add_argument("--ef", type=int, nargs="*", default=[128, 256, 512], help="extra hnsw_ef values to sweep")
     parser.add_argument("--quick", action="store_true", help="skip the auto-optimise and clustered runs")
     parser.add_argument("--data-dir", type=Path, default=None, help="where shards go (default: a temp dir)")
     parser.add_argument("--seed", type=int, default=0)
@@ -193,6 +194,8 @@ def main() -> None:
     warnings.filterwarnings("ignore", message="Local mode is not recommended")
 
     began = time.perf_counter()
+    # Shared machines make timings noisy; the load average says how busy the CPUs were meanwhile.
+    load_before = _load()
     root = Path(tempfile.mkdtemp(prefix="wb-vector-bench-", dir=args.data_dir))
     dirs = iter(range(1_000))
 
@@ -229,9 +232,11 @@ def main() -> None:
         )
         if not args.quick:
             clus = make_dataset("clustered", args.points, args.dim, args.queries, args.seed + 1)
-            results += run("edge", edge(optimize_threshold=None), clus, args.points, optimize=True, ef_sweep=[256])
+            results += run("edge", edge(optimize_threshold=None), clus, args.points, optimize=True, ef_sweep=[128, 256])
         print_table(results)
-        print(f"\nTotal {time.perf_counter() - began:.0f} s on {_cpus()} CPU(s).")
+        print(
+            f"\nTotal {time.perf_counter() - began:.0f} s on {_cpus()} CPU(s); load average {load_before} -> {_load()}."
+        )
         if args.json:
             args.json.write_text(json.dumps([asdict(r) for r in results], indent=2))
     finally:
@@ -253,9 +258,11 @@ def print_table(results: Sequence[Result]) -> None:
         )
 
 
-def _cpus() -> int:
-    import os
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "?"
 
+
+def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

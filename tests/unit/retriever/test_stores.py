@@ -67,9 +67,7 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 def _corpus(n: int = 60, seed: int = 0) -> tuple[list[ChunkRecord], np.ndarray]:
     """n records over 3 documents, 2 companies and 2 years, with raw (unnormalised) vectors."""
     rng = np.random.default_rng(seed)
-    vectors = rng.standard_normal((n, DIM)).astype(np.float32) * rng.uniform(0.5, 3.0, (n, 1)).astype(
-        np.float32
-    )
+    vectors = rng.standard_normal((n, DIM)).astype(np.float32) * rng.uniform(0.5, 3.0, (n, 1)).astype(np.float32)
     records = []
     for i in range(n):
         doc = f"doc-{i % 3}"
@@ -121,9 +119,7 @@ def test_filters_are_exact_and_anded(store: VectorStore) -> None:
     records, vectors = _corpus()
     store.upsert(records)
     query = np.random.default_rng(3).standard_normal(DIM)
-    wanted = [
-        i for i, r in enumerate(records) if r.payload["company"] == "Tencent" and r.payload["year"] == 2023
-    ]
+    wanted = [i for i, r in enumerate(records) if r.payload["company"] == "Tencent" and r.payload["year"] == 2023]
     assert 0 < len(wanted) < len(records) // 2
 
     hits = store.search(query, k=len(records), filters={"company": "Tencent", "year": 2023})
@@ -249,10 +245,10 @@ def test_concurrent_upserts_and_searches(store: VectorStore) -> None:
     batches = [
         [
             ChunkRecord(point_id(f"w{w}", i), rng.standard_normal(DIM), f"w{w}-{i}", {"document_id": f"w{w}"})
-            for i in range(j * 20, j * 20 + 20)
+            for i in range(j * 10, j * 10 + 10)
         ]
         for w in range(2)
-        for j in range(10)
+        for j in range(6)
     ]
     store.upsert(batches[0])
     errors: list[BaseException] = []
@@ -267,7 +263,7 @@ def test_concurrent_upserts_and_searches(store: VectorStore) -> None:
 
     def read() -> None:
         try:
-            for _ in range(40):
+            for _ in range(30):
                 hits = store.search(rng.standard_normal(DIM), k=5)
                 assert 1 <= len(hits) <= 5
                 store.stats()
@@ -276,8 +272,8 @@ def test_concurrent_upserts_and_searches(store: VectorStore) -> None:
             errors.append(exc)
 
     threads = [
-        threading.Thread(target=write, args=(batches[1:10],)),
-        threading.Thread(target=write, args=(batches[10:],)),
+        threading.Thread(target=write, args=(batches[1:6],)),
+        threading.Thread(target=write, args=(batches[6:],)),
         threading.Thread(target=read),
         threading.Thread(target=read),
     ]
@@ -286,9 +282,9 @@ def test_concurrent_upserts_and_searches(store: VectorStore) -> None:
     for t in threads:
         t.join(timeout=120)
     assert not errors, errors
-    assert searched[0] == 80
-    assert store.stats().points == 400
-    assert store.delete_document("w1") == 200
+    assert searched[0] == 60
+    assert store.stats().points == 120
+    assert store.delete_document("w1") == 60
 
 
 @pytest.mark.parametrize("backend", PERSISTENT)

@@ -130,12 +130,9 @@ class EdgeStore:
         self._shard: qe.EdgeShard | None = None
         self._dim: int | None = None
         self._closed = False
-        if (self._dir / _CONFIG_FILE).exists() or (self._dir / "segments").is_dir():
-            try:
-                self._shard = qe.EdgeShard.load(str(self._dir))
-            except Exception as exc:
-                raise StoreError(f"cannot open edge shard at {self._dir}: {exc}") from exc
-            self._dim = self._read_dimension(self._shard)
+        if self._shard_exists():
+            self._load()
+            assert self._shard is not None
             # A crash between a bulk load and its optimise leaves points unindexed; pay for it at
             # start-up, before serving, rather than on the first searches.
             self._maybe_optimize_locked(self._shard)
@@ -162,11 +159,11 @@ class EdgeStore:
             raise StoreError(f"dimension must be positive, got {dimension}")
         with self._lock.write():
             self._check_open()
+            if self._shard is None and self._shard_exists():
+                self._load()  # left by an earlier attempt whose index creation failed
             if self._shard is not None:
                 if self._dim != dimension:
-                    raise DimensionMismatch(
-                        f"collection {self._name!r} has dimension {self._dim}, not {dimension}"
-                    )
+                    raise DimensionMismatch(f"collection {self._name!r} has dimension {self._dim}, not {dimension}")
                 return
             try:
                 shard = qe.EdgeShard.create(str(self._dir), self._config(dimension))
@@ -174,10 +171,7 @@ class EdgeStore:
                 raise StoreError(f"cannot create edge shard at {self._dir}: {exc}") from exc
             try:
                 for name, kind in INDEXED_FIELDS.items():
-                    schema = (
-                        qe.PayloadSchemaType.Integer if kind == "integer" else qe.PayloadSchemaType.Keyword
-                    )
-                    _call(shard.update, qe.UpdateOperation.create_field_index(name, schema))
+                    _call(shard.update, qe.UpdateOperation.create_field_index(name, _index_schema(kind)))
             except StoreError:
                 shard.close()  # release the WAL lock so a retry can load what was created
                 raise
@@ -203,14 +197,10 @@ class EdgeStore:
         with self._lock.read():
             shard, dim = self._require()
             # Build and check every point first, so a bad record fails the call before anything is written.
-            points = [
-                qe.Point(canonical_id(r.id), as_vector(r.vector, dim), record_payload(r)) for r in records
-            ]
+            points = [qe.Point(canonical_id(r.id), as_vector(r.vector, dim), record_payload(r)) for r in records]
             with self._write:
                 for start in range(0, len(points), _UPSERT_SLICE):
-                    _call(
-                        shard.update, qe.UpdateOperation.upsert_points(points[start : start + _UPSERT_SLICE])
-                    )
+                    _call(shard.update, qe.UpdateOperation.upsert_points(points[start : start + _UPSERT_SLICE]))
                 # The writer pays for indexing, not the next searcher: search runs inline on the
                 # retriever's event loop, and an optimise there would stall every request.
                 self._maybe_optimize_locked(shard)
@@ -262,9 +252,7 @@ class EdgeStore:
         with self._lock.read():
             shard, dim = self._require()
             info = _call(shard.info)
-        return CollectionStats(
-            name=self._name, points=int(info.points_count), dimension=dim, backend=self.backend
-        )
+        return CollectionStats(name=self._name, points=int(info.points_count), dimension=dim, backend=self.backend)
 
     def unindexed_points(self) -> int:
         """Points not covered by an HNSW index (small segments stay brute-force by design)."""
@@ -279,9 +267,7 @@ class EdgeStore:
         quantization = (
             # Pinned: the int8 copy (a quarter of the float32 size) stays in RAM; originals are only
             # read to re-score the few candidates.
-            qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, memory=qe.Memory.Pinned)
-            if self._quantize
-            else None
+            qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, memory=qe.Memory.Pinned) if self._quantize else None
         )
         optimizers = (
             qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb)
@@ -293,6 +279,21 @@ class EdgeStore:
             quantization_config=quantization,
             optimizers=optimizers,
         )
+
+    def _shard_exists(self) -> bool:
+        return (self._dir / _CONFIG_FILE).exists() or (self._dir / "segments").is_dir()
+
+    def _load(self) -> None:
+        try:
+            shard = qe.EdgeShard.load(str(self._dir))
+        except Exception as exc:
+            raise StoreError(f"cannot open edge shard at {self._dir}: {exc}") from exc
+        try:
+            dimension = self._read_dimension(shard)
+        except StoreError:
+            shard.close()
+            raise
+        self._shard, self._dim = shard, dimension
 
     def _read_dimension(self, shard: qe.EdgeShard) -> int:
         # The binding has no config getter; edge_config.json is the documented persisted config.
@@ -340,6 +341,16 @@ class EdgeStore:
         if not filters:
             return None
         return qe.Filter(must=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in filters.items()])
+
+
+def _index_schema(kind: str) -> qe.KeywordIndexParams | qe.IntegerIndexParams:
+    # enable_hnsw=False: with it, optimise also builds an HNSW sub-graph per frequent value of every
+    # indexed field, which made a 50k-point build 60% slower (40 s vs 25 s). Without it, a filter that
+    # matches fewer points than the full-scan threshold (~5k at 512-d) is answered exactly from the
+    # payload index, and a broader one walks the main graph with the filter, both measured fast.
+    if kind == "integer":
+        return qe.IntegerIndexParams(lookup=True, range=True, enable_hnsw=False)
+    return qe.KeywordIndexParams(enable_hnsw=False)
 
 
 def _call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

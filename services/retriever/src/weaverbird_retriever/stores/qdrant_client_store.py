@@ -49,13 +49,9 @@ class QdrantClientStore:
         self._closed = False
 
     @classmethod
-    def server(
-        cls, url: str, collection: str, api_key: str | None = None, timeout: int = 30
-    ) -> QdrantClientStore:
+    def server(cls, url: str, collection: str, api_key: str | None = None, timeout: int = 30) -> QdrantClientStore:
         """A Qdrant server at url (REST)."""
-        return cls(
-            QdrantClient(url=url, api_key=api_key, timeout=timeout), collection, backend="server", server=True
-        )
+        return cls(QdrantClient(url=url, api_key=api_key, timeout=timeout), collection, backend="server", server=True)
 
     @classmethod
     def local(cls, path: str, collection: str) -> QdrantClientStore:
@@ -94,9 +90,7 @@ class QdrantClientStore:
                     return
             existing = self._read_dimension()
             if existing != dimension:
-                raise DimensionMismatch(
-                    f"collection {self._name!r} has dimension {existing}, not {dimension}"
-                )
+                raise DimensionMismatch(f"collection {self._name!r} has dimension {existing}, not {dimension}")
             self._dim = existing
 
     def close(self) -> None:
@@ -113,9 +107,7 @@ class QdrantClientStore:
         with self._guard():
             dim = self._dimension()
             points = [
-                models.PointStruct(
-                    id=canonical_id(r.id), vector=as_vector(r.vector, dim), payload=record_payload(r)
-                )
+                models.PointStruct(id=canonical_id(r.id), vector=as_vector(r.vector, dim), payload=record_payload(r))
                 for r in records
             ]
             for start in range(0, len(points), _UPSERT_BATCH):
@@ -197,9 +189,7 @@ class QdrantClientStore:
         if not self._server:
             return  # local mode ignores payload indexes (and warns); it filters by scanning anyway
         for name, kind in INDEXED_FIELDS.items():
-            self._client.create_payload_index(
-                self._name, field_name=name, field_schema=_SCHEMAS[kind], wait=True
-            )
+            self._client.create_payload_index(self._name, field_name=name, field_schema=_SCHEMAS[kind], wait=True)
 
 
 def _filter(filters: Mapping[str, FilterValue]) -> models.Filter | None:

@@ -199,7 +199,7 @@ class DeadLetter(BaseModel):
         """The kept original bytes (a prefix of the record when `original_truncated`)."""
         if self.original_encoding == "utf-8":
             return self.original.encode("utf-8")
-        return base64.b64decode(self.original)
+        return base64.b64decode(self.original, validate=True)
 
 
 def _encode_original(raw: bytes, truncated: bool) -> tuple[str, Literal["utf-8", "base64"]]:

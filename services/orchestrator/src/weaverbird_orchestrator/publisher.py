@@ -174,8 +174,9 @@ class IngestPublisher:
             self._retry_connect_at = time.monotonic() + self._reconnect_backoff_s
             # One warning per outage; every dropped message is still counted.
             if not self._outage_logged:
-                log.warning("cannot connect to Kafka at %s: %s: %s", self._settings.bootstrap_servers,
-                            type(exc).__name__, exc)
+                log.warning(
+                    "cannot connect to Kafka at %s: %s: %s", self._settings.bootstrap_servers, type(exc).__name__, exc
+                )
                 self._outage_logged = True
             return None
         if self._outage_logged:

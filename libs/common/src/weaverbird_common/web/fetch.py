@@ -19,6 +19,7 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -108,6 +109,8 @@ class PageFetcher:
         max_bytes: Largest body accepted, after decoding. Default 2,000,000.
         max_redirects: Redirect hops followed before failing. Default 5.
         user_agent: Sent with every request. Default "WeaverBird/0.1".
+        ssl_context: Certificate verification for https; default None = the certifi CA bundle.
+            Private deployments (and tests) pass one trusting their own CA.
     """
 
     def __init__(
@@ -117,6 +120,7 @@ class PageFetcher:
         max_bytes: int = 2_000_000,
         max_redirects: int = 5,
         user_agent: str = "WeaverBird/0.1",
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         if max_bytes <= 0 or max_redirects < 0:
             raise ValueError("max_bytes must be positive and max_redirects not negative")
@@ -124,6 +128,8 @@ class PageFetcher:
         self._max_bytes = max_bytes
         self._max_redirects = max_redirects
         self._user_agent = user_agent
+        # Built once: loading the CA bundle costs tens of milliseconds, paid inside the deadline otherwise.
+        self._ssl_context = ssl_context if ssl_context is not None else httpx.create_ssl_context()
 
     async def fetch_all(self, urls: Sequence[str], deadline_s: float) -> FetchReport:
         """Fetches `urls` concurrently; whatever is unfinished after `deadline_s` is cancelled.
@@ -186,6 +192,7 @@ class PageFetcher:
         return httpx.AsyncClient(
             follow_redirects=False,  # each hop is vetted in _fetch
             trust_env=False,  # no proxies from the environment: they would resolve names themselves
+            verify=self._ssl_context,
             timeout=httpx.Timeout(max(timeout_s, 0.01)),
             limits=httpx.Limits(max_keepalive_connections=0),  # never share a pinned connection
             headers={

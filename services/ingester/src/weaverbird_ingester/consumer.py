@@ -1,0 +1,487 @@
+"""Consumes the ingest topic: decode, fetch if needed, load, skip duplicates, write, then commit.
+
+Delivery is at-least-once. An offset is committed only once every record before it was either
+written to the knowledge base or published to the dead-letter topic, so a crash at any point means
+redelivery, never loss. Redelivery is harmless: point ids are document id + chunk index and the
+writer replaces a document's chunks, and the DedupeIndex skips a page whose content was stored.
+
+Failures split three ways:
+- the record is bad (JSON, schema, size, unreadable, unfetchable, or a write that keeps failing for
+  a non-transient reason): dead-letter it and move on, so one poison record cannot stall a partition;
+- a dependency is down (embedder/retriever Unavailable, DeadlineExceeded, Overloaded, or the DLQ
+  itself): commit what is done, seek back to the first unfinished record, back off and poll again;
+- the process stops: stop() finishes the current record, commits and leaves the group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import KafkaError
+from kafka.structs import OffsetAndMetadata
+from weaverbird_common.docs.documents import Document
+from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, canonical_source, load_bytes
+from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
+from weaverbird_common.ingest_messages import (
+    DeadLetter,
+    DeadLetterReason,
+    IngestMessage,
+    IngestMessageError,
+    decode_ingest_message,
+    encode_dead_letter,
+)
+from weaverbird_common.kafka_config import KafkaSettings
+
+from weaverbird_ingester.writer import DocumentWriter, WriteResult
+
+log = logging.getLogger(__name__)
+
+FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
+"""Fetches a URL (with the web fetcher's SSRF checks); returns (body, final URL after redirects)."""
+
+# Errors meaning "the knowledge base is not there right now": retried without limit, never dead-lettered.
+TRANSIENT_ERRORS: tuple[type[Exception], ...] = (Unavailable, DeadlineExceeded, Overloaded)
+
+_T = TypeVar("_T")
+
+
+class DedupeIndex:
+    """(canonical URL, content hash) pairs already stored, in a small sqlite file.
+
+    Partitioning by document id sends every version of a URL to the same partition, so each ingester
+    replica's own file sees all of them; after a rebalance a page may be written once more, which
+    is harmless. Not thread-safe beyond sqlite's own locking: use it from the consumer's event loop.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        """Opens (creating if needed) the index at `path`; ":memory:" keeps it in memory."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS ingested (source TEXT PRIMARY KEY, content_sha256 TEXT NOT NULL,"
+            " document_id TEXT NOT NULL, chunks INTEGER NOT NULL, ingested_at TEXT NOT NULL)"
+        )
+
+    def seen(self, url: str, content_sha256: str) -> bool:
+        """True if this exact content of this URL was already stored."""
+        row = self._db.execute(
+            "SELECT 1 FROM ingested WHERE source = ? AND content_sha256 = ?", (canonical_source(url), content_sha256)
+        ).fetchone()
+        return row is not None
+
+    def remember(self, url: str, content_sha256: str, document_id: str, chunks: int) -> None:
+        """Records that this content of `url` is stored (replacing an older version's entry)."""
+        self._db.execute(
+            "INSERT INTO ingested VALUES (?, ?, ?, ?, ?) ON CONFLICT(source) DO UPDATE SET"
+            " content_sha256 = excluded.content_sha256, document_id = excluded.document_id,"
+            " chunks = excluded.chunks, ingested_at = excluded.ingested_at",
+            (canonical_source(url), content_sha256, document_id, chunks, datetime.now(UTC).isoformat()),
+        )
+
+    def forget(self, url: str) -> None:
+        """Drops `url`, e.g. after its document was deleted, so the next message stores it again."""
+        self._db.execute("DELETE FROM ingested WHERE source = ?", (canonical_source(url),))
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class _Transient(Exception):
+    """A dependency failed; the record stays uncommitted and is retried after a back-off."""
+
+
+class _Stopping(Exception):
+    """stop() was called while waiting to retry; the record is left for the next consumer."""
+
+
+class _Permanent(Exception):
+    """The record cannot be ingested; it goes to the dead-letter topic."""
+
+    def __init__(self, reason: DeadLetterReason, error: BaseException, attempts: int) -> None:
+        super().__init__(f"{reason}: {error}")
+        self.reason: DeadLetterReason = reason
+        self.error = error
+        self.attempts = attempts
+
+
+def _kafka_consumer(settings: KafkaSettings) -> Any:
+    consumer = KafkaConsumer(**settings.consumer_kwargs())
+    consumer.subscribe([settings.ingest_topic])
+    return consumer
+
+
+def _kafka_producer(settings: KafkaSettings) -> Any:
+    return KafkaProducer(**settings.producer_kwargs())
+
+
+def _looks_like_html(head: str) -> bool:
+    head = head[:2048].lstrip().lower()
+    return head.startswith("<!doctype html") or any(tag in head for tag in ("<html", "<head", "<body"))
+
+
+def _filename_for(url: str, body: bytes) -> str:
+    """A file name whose extension tells load_bytes the format: the URL's, else sniffed HTML or text."""
+    suffix = PurePosixPath(urlsplit(url).path).suffix.lower()
+    if suffix in EXTENSIONS:
+        return f"page{suffix}"
+    return "page.html" if _looks_like_html(body[:2048].decode("utf-8", errors="ignore")) else "page.txt"
+
+
+class IngestConsumer:
+    """One member of the ingester consumer group; run several (up to the partition count) to scale.
+
+    Counters for metrics: processed, duplicates, dead_lettered, failed (attempts that raised,
+    including transient ones), chunks_upserted, and lag (records behind the high watermark, or None).
+    """
+
+    def __init__(
+        self,
+        settings: KafkaSettings,
+        writer: DocumentWriter,
+        fetch_url: FetchUrl,
+        *,
+        dedupe: DedupeIndex,
+        max_attempts: int = 3,
+        retry_backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        poll_timeout_s: float = 1.0,
+        max_document_bytes: int = 50 * 1024 * 1024,
+        consumer_factory: Callable[[KafkaSettings], Any] = _kafka_consumer,
+        producer_factory: Callable[[KafkaSettings], Any] = _kafka_producer,
+    ) -> None:
+        """Creates the consumer; it connects when run() starts.
+
+        Args:
+            settings: cluster, topics, group and max_message_bytes.
+            writer: chunks, embeds and stores one document.
+            fetch_url: used for messages that carry a URL but no text.
+            dedupe: index of stored (URL, content) pairs.
+            max_attempts: tries for fetching a URL, and for a write failing with a non-transient
+                error, before the record is dead-lettered. Default 3.
+            retry_backoff_s: first back-off; doubles per consecutive failure. Default 1 s.
+            max_backoff_s: back-off ceiling; keep it well under max_poll_interval_ms. Default 30 s.
+            poll_timeout_s: longest wait in one poll, which bounds how fast stop() takes effect.
+            max_document_bytes: largest fetched body accepted. Default 50 MiB.
+            consumer_factory, producer_factory: build the kafka-python clients (fakes in tests).
+        """
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self._settings = settings
+        self._writer = writer
+        self._fetch_url = fetch_url
+        self._dedupe = dedupe
+        self._max_attempts = max_attempts
+        self._retry_backoff_s = retry_backoff_s
+        self._max_backoff_s = max_backoff_s
+        self._poll_timeout_ms = int(poll_timeout_s * 1000)
+        self._max_document_bytes = max_document_bytes
+        self._consumer_factory = consumer_factory
+        self._producer_factory = producer_factory
+        self._stop = threading.Event()
+        # kafka-python clients are not safe to share across threads, so one thread does every call.
+        self._executor: ThreadPoolExecutor | None = None
+        self._consumer: Any = None
+        self._producer: Any = None
+        self._transient_streak = 0
+        self._next_offsets: dict[TopicPartition, int] = {}
+        self.processed = 0
+        self.duplicates = 0
+        self.dead_lettered = 0
+        self.failed = 0
+        self.chunks_upserted = 0
+        self.lag: int | None = None
+
+    def stop(self) -> None:
+        """Asks run() to finish the current record, commit and return. Safe from any thread."""
+        self._stop.set()
+
+    async def run(self) -> None:
+        """Consumes until stop(); connection failures are retried, record failures handled as above.
+
+        An exception escaping a record (a bug, or cancellation) ends the loop without committing
+        that batch, as a crash would: its records are redelivered.
+        """
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="ingest-kafka")
+        try:
+            if not await self._connect():
+                return
+            while not self._stop.is_set():
+                batch: dict[TopicPartition, list[Any]] = await self._call(self._consumer.poll, self._poll_timeout_ms)
+                if batch:
+                    await self._process_batch(batch)
+                self.lag = await self._call(self._measure_lag)
+        finally:
+            await self._call(self._close_clients)
+            self._executor.shutdown(wait=False)
+            self._executor = None
+
+    # -- Kafka plumbing (runs on the executor thread) -------------------------------------------------
+
+    async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
+        assert self._executor is not None
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    async def _connect(self) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._consumer = await self._call(self._consumer_factory, self._settings)
+            except Exception as exc:  # NoBrokersAvailable, KafkaTimeoutError, bad TLS files...
+                self.failed += 1
+                log.warning(
+                    "cannot connect to Kafka at %s: %s: %s", self._settings.bootstrap_servers, type(exc).__name__, exc
+                )
+                if not await self._back_off():
+                    return False
+                continue
+            self._transient_streak = 0
+            log.info("consuming %s as group %s", self._settings.ingest_topic, self._settings.group_id)
+            return True
+        return False
+
+    def _commit(self, offsets: dict[TopicPartition, int]) -> None:
+        if not offsets:
+            return
+        try:
+            self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in offsets.items()})
+        except KafkaError as exc:
+            # Typically a rebalance took the partition away; its new owner re-reads these records,
+            # which only repeats idempotent work.
+            log.warning("offset commit failed (records will be redelivered): %s: %s", type(exc).__name__, exc)
+            return
+        self._next_offsets.update(offsets)
+
+    def _seek(self, offsets: dict[TopicPartition, int]) -> None:
+        for tp, offset in offsets.items():
+            try:
+                self._consumer.seek(tp, offset)
+            except KafkaError as exc:  # partition revoked meanwhile: its committed offset applies
+                log.debug("seek %s to %d skipped: %s", tp, offset, exc)
+
+    def _measure_lag(self) -> int | None:
+        total, known = 0, False
+        for tp in self._consumer.assignment():
+            high = self._consumer.highwater(tp)
+            done = self._next_offsets.get(tp)
+            if high is not None and done is not None:
+                total += max(0, high - done)
+                known = True
+        return total if known else None
+
+    def _send_dead_letter(self, letter: DeadLetter, key: bytes | None, headers: list[tuple[str, bytes]]) -> None:
+        if self._producer is None:
+            self._producer = self._producer_factory(self._settings)
+        future = self._producer.send(
+            self._settings.dead_letter_topic, value=encode_dead_letter(letter), key=key, headers=headers
+        )
+        # Waiting here is the point: the source offset may be committed only once this is durable.
+        future.get(timeout=self._settings.bootstrap_timeout_ms / 1000)
+
+    def _close_clients(self) -> None:
+        if self._producer is not None:
+            try:
+                self._producer.close(timeout=5)
+            except Exception as exc:
+                log.warning("dead-letter producer close failed: %s", exc)
+            self._producer = None
+        if self._consumer is not None:
+            try:
+                # Offsets were committed explicitly; closing must not commit anything else.
+                self._consumer.close(autocommit=False)
+            except Exception as exc:
+                log.warning("consumer close failed: %s", exc)
+            self._consumer = None
+
+    # -- batch and record handling ----------------------------------------------------------------
+
+    async def _process_batch(self, batch: dict[TopicPartition, list[Any]]) -> None:
+        done: dict[TopicPartition, int] = {}
+        for tp, records in batch.items():
+            for record in records:
+                if self._stop.is_set():
+                    await self._call(self._commit, done)
+                    return
+                try:
+                    await self._handle(record)
+                except _Stopping:
+                    await self._call(self._commit, done)
+                    return
+                except _Transient as exc:
+                    self.failed += 1
+                    log.warning("ingest paused at %s offset %d: %s", tp, record.offset, exc)
+                    await self._call(self._commit, done)
+                    # The fetcher has moved past this batch: rewind every partition to its first
+                    # unfinished record so nothing is skipped.
+                    rewind = {p: done.get(p, recs[0].offset) for p, recs in batch.items()}
+                    await self._call(self._seek, rewind)
+                    await self._back_off()
+                    return
+                done[tp] = record.offset + 1
+                self._transient_streak = 0
+        await self._call(self._commit, done)
+
+    async def _handle(self, record: Any) -> None:
+        raw: bytes = record.value or b""
+        try:
+            message = decode_ingest_message(raw, max_bytes=self._settings.max_message_bytes)
+        except IngestMessageError as exc:
+            await self._dead_letter(record, exc.reason, exc, attempts=1)
+            return
+        try:
+            source, data, filename, content_sha256 = await self._content(message)
+            if self._dedupe.seen(source, content_sha256):
+                self.duplicates += 1
+                log.debug("skipping %s: this content is already stored", source)
+                return
+            doc = await self._load(message, source, data, filename)
+            result = await self._write(doc)
+        except _Permanent as exc:
+            await self._dead_letter(record, exc.reason, exc.error, attempts=exc.attempts, message=message)
+            return
+        self._dedupe.remember(source, content_sha256, result.document_id, result.chunks)
+        self.processed += 1
+        self.chunks_upserted += result.chunks
+        log.info("ingested %s: %d chunks", source, result.chunks)
+
+    async def _content(self, message: IngestMessage) -> tuple[str, bytes, str, str]:
+        """(source URL, bytes to load, file name for the loader, content hash), from the message or the web.
+
+        A fetched page is keyed by its URL after redirects, as the web fetcher recommends, so a
+        redirecting alias and the page itself are one document.
+        """
+        if message.text:
+            data = message.text.encode("utf-8")
+            assert message.content_sha256 is not None  # the model fills it in whenever text is set
+            filename = "page.html" if _looks_like_html(message.text) else "page.txt"
+            return message.url, data, filename, message.content_sha256
+        body, final_url = await self._fetch(message.url)
+        if len(body) > self._max_document_bytes:
+            error = ValueError(f"fetched {len(body)} bytes, more than the limit of {self._max_document_bytes}")
+            raise _Permanent("oversized", error, 1)
+        return final_url or message.url, body, _filename_for(final_url, body), hashlib.sha256(body).hexdigest()
+
+    async def _fetch(self, url: str) -> tuple[bytes, str]:
+        last: BaseException | None = None
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                return await self._fetch_url(url)
+            except (InvalidArgument, UnreadableDocument) as exc:
+                # Refused by the fetcher's checks (private address, bad scheme) or not a document:
+                # asking again gives the same answer.
+                self.failed += 1
+                raise _Permanent("fetch_failed", exc, attempt) from exc
+            except Exception as exc:
+                self.failed += 1
+                last = exc
+                log.info("fetch %s failed (attempt %d/%d): %s", url, attempt, self._max_attempts, exc)
+                if attempt < self._max_attempts and not await self._sleep(self._backoff_s(attempt - 1)):
+                    raise _Stopping() from exc
+        assert last is not None
+        raise _Permanent("fetch_failed", last, self._max_attempts)
+
+    async def _load(self, message: IngestMessage, source: str, data: bytes, filename: str) -> Document:
+        try:
+            # HTML extraction is CPU work; a thread keeps the loop (and stop()) responsive.
+            doc = await asyncio.to_thread(
+                load_bytes,
+                data,
+                filename,
+                source=source,
+                title=message.title or None,
+                language=message.language or None,
+                published=message.published or None,
+                origin="web",
+            )
+        except UnreadableDocument as exc:
+            raise _Permanent("unreadable", exc, 1) from exc
+        if not message.title and doc.title == PurePosixPath(filename).stem:
+            # The loader fell back to our placeholder file name ("page"); the URL says more.
+            doc.title = source
+        return doc
+
+    async def _write(self, doc: Document) -> WriteResult:
+        for attempt in range(1, self._max_attempts + 1):
+            try:
+                return await self._writer.write(doc)
+            except TRANSIENT_ERRORS as exc:
+                raise _Transient(f"{type(exc).__name__}: {exc}") from exc
+            except InvalidArgument as exc:
+                self.failed += 1
+                raise _Permanent("write_failed", exc, attempt) from exc
+            except Exception as exc:
+                self.failed += 1
+                log.warning(
+                    "writing %s failed (attempt %d/%d): %s: %s",
+                    doc.source,
+                    attempt,
+                    self._max_attempts,
+                    type(exc).__name__,
+                    exc,
+                )
+                if attempt == self._max_attempts:
+                    raise _Permanent("write_failed", exc, attempt) from exc
+                if not await self._sleep(self._backoff_s(attempt - 1)):
+                    raise _Stopping() from exc
+        raise AssertionError("unreachable")
+
+    async def _dead_letter(
+        self,
+        record: Any,
+        reason: DeadLetterReason,
+        error: BaseException,
+        *,
+        attempts: int,
+        message: IngestMessage | None = None,
+    ) -> None:
+        letter = DeadLetter.from_record(
+            record.value or b"",
+            reason=reason,
+            error=error,
+            source_topic=record.topic,
+            source_partition=record.partition,
+            source_offset=record.offset,
+            attempts=attempts,
+            message=message,
+        )
+        # Original headers (trace context) travel along; the reason is also a header for filtering.
+        headers = [*(record.headers or []), ("weaverbird-dlq-reason", reason.encode("ascii"))]
+        try:
+            await self._call(self._send_dead_letter, letter, record.key, headers)
+        except Exception as exc:
+            raise _Transient(f"dead-letter topic unavailable: {type(exc).__name__}: {exc}") from exc
+        self.dead_lettered += 1
+        log.warning("dead-lettered %s[%d]@%d (%s): %s", record.topic, record.partition, record.offset, reason, error)
+
+    # -- waiting ----------------------------------------------------------------------------------
+
+    def _backoff_s(self, streak: int) -> float:
+        return min(self._max_backoff_s, self._retry_backoff_s * (2**streak))
+
+    async def _back_off(self) -> bool:
+        """Sleeps after a transient failure, longer each time in a row; False if stop() came first."""
+        delay = self._backoff_s(self._transient_streak)
+        self._transient_streak += 1
+        return await self._sleep(delay)
+
+    async def _sleep(self, seconds: float) -> bool:
+        """Sleeps up to `seconds`, waking early on stop(); returns False if stopping."""
+        end = time.monotonic() + seconds
+        while not self._stop.is_set():
+            left = end - time.monotonic()
+            if left <= 0:
+                return True
+            await asyncio.sleep(min(left, 0.1))
+        return False

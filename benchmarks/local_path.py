@@ -23,9 +23,8 @@ import numpy as np
 from tqdm import tqdm
 from weaverbird.v1 import common_pb2, orchestrator_pb2, orchestrator_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_cli.stack import LocalStack, StackConfig
-from weaverbird_common.docs.chunker import chunk_document
+from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_embedder.backends import build_backend
-from weaverbird_ingester.writer import embedding_text
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 
 from benchmarks.financebench import DEFAULT_DATA, page_documents, questions

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from weaverbird_common.docs.chunker import chunk_document
+from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Chunk, Document
 
 
@@ -16,13 +16,6 @@ class KnowledgeBase(Protocol):
     async def upsert(self, doc: Document, chunks: Sequence[Chunk], vectors: Sequence[list[float]]) -> None: ...
 
     async def delete_document(self, document_id: str) -> int: ...
-
-
-def embedding_text(doc: Document, chunk: Chunk) -> str:
-    """What gets embedded: the chunk under its title and heading, so a bare table row still says
-    which company and section it belongs to. The stored text stays the chunk alone."""
-    context = " / ".join(part for part in (doc.title, chunk.heading) if part)
-    return f"{context}\n{chunk.text}" if context else chunk.text
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Runs the orchestrator service: settings -> peer clients -> question flow -> gRPC server."""
+"""Runs the orchestrator service: settings -> peers, web path, publisher -> question flow -> gRPC server."""
 
 from __future__ import annotations
 
@@ -7,23 +7,54 @@ import asyncio
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
+from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
+from weaverbird_orchestrator.publisher import IngestPublisher
 from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.web import WebPath, build_provider
+
+
+def build_web_path(settings: OrchestratorSettings) -> WebPath | None:
+    if settings.web_provider == "none":
+        return None
+    provider = build_provider(
+        settings.web_provider,
+        base_url=settings.web_base_url,
+        api_key=settings.web_api_key.get_secret_value() if settings.web_api_key else None,
+    )
+    fetcher = PageFetcher(UrlGuard(settings.web_allow_hosts), max_bytes=int(settings.web_max_page_mb * 1024 * 1024))
+    return WebPath(
+        provider,
+        fetcher,
+        pages=settings.web_pages,
+        deadline_s=settings.web_deadline_s,
+        search_timeout_s=settings.web_search_timeout_s,
+    )
 
 
 async def main() -> None:
     settings = OrchestratorSettings()  # type: ignore[call-arg]  # peer addresses come from the env
     configure_logging(settings.log_level, "orchestrator")
     peers = GrpcPeers(settings)
+    web = build_web_path(settings)
+    if web is not None:
+        await web.warm_up()
+    publisher = IngestPublisher(settings.kafka) if settings.kafka else None
     binding = ServiceBinding(
         orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,
-        OrchestratorServicer(QuestionFlow(peers, settings)),
+        OrchestratorServicer(QuestionFlow(peers, settings, web, publisher)),
         orchestrator_pb2.DESCRIPTOR.services_by_name["OrchestratorService"].full_name,
     )
-    await serve_forever(settings, [binding], on_stop=peers.close)
+
+    async def stop() -> None:
+        await peers.close()
+        if publisher is not None:
+            await asyncio.to_thread(publisher.close, 5.0)
+
+    await serve_forever(settings, [binding], on_stop=stop)
 
 
 if __name__ == "__main__":

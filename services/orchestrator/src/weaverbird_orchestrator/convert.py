@@ -42,6 +42,7 @@ def route_proto(d: RouteDecision) -> orchestrator_pb2.RouteEvent:
         pages_fetched=d.pages_fetched,
         pages_failed=d.pages_failed,
         pages_timed_out=d.pages_timed_out,
+        documents_queued=d.documents_queued,
     )
 
 

@@ -73,6 +73,7 @@ class RouteDecision:
     pages_fetched: int = 0
     pages_failed: int = 0
     pages_timed_out: int = 0
+    documents_queued: int = 0
 
 
 @dataclass

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from weaverbird_common.errors import InvalidArgument
+from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.questions import detect_language, filters_from_question
 
 from weaverbird_orchestrator.citations import cited_numbers
@@ -23,6 +24,8 @@ from weaverbird_orchestrator.domain import (
 from weaverbird_orchestrator.ranker import rank
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.thresholds import threshold_for
+from weaverbird_orchestrator.web import WebPath
+from weaverbird_orchestrator.web_evidence import ingest_message, score_web_chunks
 
 
 class Peers(Protocol):
@@ -33,6 +36,8 @@ class Peers(Protocol):
     async def embedder_model(self) -> str: ...
 
     async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]: ...
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
     def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
@@ -69,12 +74,26 @@ def _ms_since(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-class QuestionFlow:
-    """Answers questions from the local knowledge base, gating on the best local score."""
+class Publisher(Protocol):
+    """Hands web documents to the asynchronous ingestion path without waiting."""
 
-    def __init__(self, peers: Peers, settings: OrchestratorSettings) -> None:
+    def publish(self, message: IngestMessage) -> None: ...
+
+
+class QuestionFlow:
+    """Answers questions from the local knowledge base, and from the web when local evidence is weak."""
+
+    def __init__(
+        self,
+        peers: Peers,
+        settings: OrchestratorSettings,
+        web: WebPath | None = None,
+        publisher: Publisher | None = None,
+    ) -> None:
         self._peers = peers
         self._s = settings
+        self._web = web
+        self._publisher = publisher
         self._default_threshold = settings.threshold
 
     async def default_threshold(self) -> float:
@@ -149,32 +168,57 @@ class QuestionFlow:
         search_ms = _ms_since(search_start)
 
         best = hits[0].score if hits else -1.0
-        if best >= params.threshold:
-            route, web_status = Route.LOCAL, "not_needed"
-        else:
-            # The web path is not deployed yet: answer from local evidence and say it is weak.
-            route, web_status = Route.WEB, "not_configured"
-            note += (
-                f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
-                "web search is not configured, so the answer uses local passages only."
-            )
-        rank_start = time.perf_counter()
-        ranked = rank(hits)[: params.top_k]
         decision = RouteDecision(
-            route=route,
+            route=Route.LOCAL,
             best_local_score=best,
             threshold=params.threshold,
             top_k=params.top_k,
             top_j=params.top_j,
-            web_status=web_status,
-            note=note.strip(),
+            web_status="not_needed",
+            note="",
             filters=dict(filters),
         )
         decision.timings.embed_ms = embed_ms
         decision.timings.local_search_ms = search_ms
+        web_passages: list[Passage] = []
+        if best < params.threshold:
+            decision.route = Route.WEB
+            note += f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
+            if self._web is None:
+                decision.web_status = "not_configured"
+                note += "web search is not configured, so the answer uses local passages only."
+            else:
+                web_passages = await self._consult_web(params, vector, decision)
+                if decision.web_status != "ok":
+                    note += f"web search failed ({decision.web_status}); the answer uses local passages only."
+        decision.note = note.strip()
+        rank_start = time.perf_counter()
+        ranked = rank(hits, web_passages)[: params.top_k]
         decision.timings.rank_ms = _ms_since(rank_start)
         decision.timings.total_ms = _ms_since(start)
         return Retrieval(decision=decision, ranked=ranked)
+
+    async def _consult_web(self, params: AskParams, vector: list[float], decision: RouteDecision) -> list[Passage]:
+        """Search, fetch and score web pages; queue the relevant ones for ingestion. Never raises."""
+        assert self._web is not None
+        gathering = await self._web.gather(params.question)
+        decision.web_status = gathering.status
+        decision.timings.web_search_ms = gathering.search_ms
+        decision.timings.web_fetch_ms = gathering.fetch_ms + gathering.extract_ms
+        decision.pages_fetched = gathering.pages_fetched
+        decision.pages_failed = gathering.pages_failed
+        decision.pages_timed_out = gathering.pages_timed_out
+        embed_start = time.perf_counter()
+        evidence = await score_web_chunks(
+            gathering, vector, self._peers.embed_passages, top_k=params.top_k, threshold=params.threshold
+        )
+        decision.timings.web_embed_ms = _ms_since(embed_start)
+        if self._publisher is not None:
+            for doc, best in evidence.worth_keeping:
+                # publish() only enqueues: the answer never waits for Kafka.
+                self._publisher.publish(ingest_message(doc, best, params.question))
+                decision.documents_queued += 1
+        return evidence.passages
 
     async def ask(self, params: AskParams) -> AsyncIterator[AskEvent]:
         """Runs the whole flow, yielding the route, answer tokens, citations, further reading, done."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 from weaverbird.v1 import (
     common_pb2,
@@ -77,6 +77,14 @@ class GrpcPeers:
                 timeout=self._s.embed_timeout_s,
             )
         return list(response.vectors[0].values)
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        async with peer_errors("embedder"):
+            response = await self._embedder.Embed(
+                embedder_pb2.EmbedRequest(texts=list(texts), kind=embedder_pb2.EMBED_KIND_PASSAGE),
+                timeout=self._s.embed_timeout_s * 4,
+            )
+        return [list(v.values) for v in response.vectors]
 
     async def embedder_model(self) -> str:
         async with peer_errors("embedder"):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import Field, model_validator
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
+from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_common.settings import BaseServiceSettings
 
 
 class OrchestratorSettings(BaseServiceSettings):
     """Where the peer services are and how questions are routed."""
 
-    model_config = SettingsConfigDict(env_prefix="ORCHESTRATOR_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ORCHESTRATOR_", extra="ignore", env_nested_delimiter="__")
 
     embedder_addr: str = Field(description="Embedder host:port.")
     retriever_addr: str = Field(description="Retriever host:port.")
@@ -33,6 +36,23 @@ class OrchestratorSettings(BaseServiceSettings):
     embed_timeout_s: float = Field(5.0, gt=0, description="Deadline of one embedder call.")
     search_timeout_s: float = Field(5.0, gt=0, description="Deadline of one retriever call.")
     generate_timeout_s: float = Field(300.0, gt=0, description="Deadline of one whole generation.")
+
+    web_provider: Literal["none", "searxng", "brave", "tavily"] = Field(
+        "none", description="Web search provider used when local evidence is weak; none = local only."
+    )
+    web_base_url: str | None = Field(None, description="Provider URL (required for SearxNG, e.g. http://searxng:8080).")
+    web_api_key: SecretStr | None = Field(None, description="Brave or Tavily API key (from a Secret).")
+    web_pages: int = Field(5, ge=1, le=20, description="N: top search results fetched.")
+    web_deadline_s: float = Field(3.0, gt=0, description="Overall deadline for fetching the N pages.")
+    web_search_timeout_s: float = Field(3.0, gt=0, description="Deadline of the search API call.")
+    web_max_page_mb: float = Field(2.0, gt=0, description="Largest page fetched, in MiB.")
+    web_allow_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
+    )
+    kafka: KafkaSettings | None = Field(
+        None, description="Kafka for publishing web documents to ingest (ORCHESTRATOR_KAFKA__BOOTSTRAP_SERVERS, ...)."
+    )
 
     @model_validator(mode="after")
     def _j_within_k(self) -> OrchestratorSettings:

@@ -625,3 +625,10 @@ def chunk_document(doc: Document, target_tokens: int = 250, max_tokens: int = 40
                 packer.para_block(block.text)
     packer.start_page(None)  # flushes the last chunk and tidies its page's tail
     return packer.chunks
+
+
+def embedding_text(doc: Document, chunk: Chunk) -> str:
+    """What gets embedded: the chunk under its title and heading, so a bare table row still says
+    which company and section it belongs to. The stored text stays the chunk alone."""
+    context = " / ".join(part for part in (doc.title, chunk.heading) if part)
+    return f"{context}\n{chunk.text}" if context else chunk.text

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+from fixtures.kafka_broker import KafkaBroker
+from fixtures.web_servers import PageServer, SearchServer
 from weaverbird.v1 import orchestrator_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
@@ -33,9 +36,31 @@ def _free_base_port(count: int = len(SERVICES)) -> int:
     raise RuntimeError("no free port range")
 
 
+STACK_TOPICS = ("stack.ingest.v1", "stack.ingest.dlq.v1")
+
+
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
+def stack(
+    tmp_path_factory: pytest.TempPathFactory,
+    demo_kb: Path,
+    kafka_broker: KafkaBroker,
+    web_search_server_session: SearchServer,
+    web_page_server_session: PageServer,
+) -> Iterator[LocalStack]:
+    """All five services, with the web path pointed at the local SearxNG-compatible server and the
+    page server, and the ingest topic on the local Tansu broker."""
     data_dir = tmp_path_factory.mktemp("stack")
+    kafka_broker.create_topics(STACK_TOPICS[0])
+    kafka_broker.create_topics(STACK_TOPICS[1], partitions=1)
+    kafka = {
+        "KAFKA__BOOTSTRAP_SERVERS": kafka_broker.bootstrap_servers,
+        "KAFKA__INGEST_TOPIC": STACK_TOPICS[0],
+        "KAFKA__DEAD_LETTER_TOPIC": STACK_TOPICS[1],
+        # Short group timings: Tansu otherwise takes 20 s+ to settle a group join.
+        "KAFKA__SESSION_TIMEOUT_MS": "6000",
+        "KAFKA__HEARTBEAT_INTERVAL_MS": "500",
+    }
+    allow = json.dumps([web_page_server_session.allow_entry])
     config = StackConfig(
         base_port=_free_base_port(),
         data_dir=data_dir,
@@ -46,6 +71,15 @@ def stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[L
             "GENERATOR_LLAMA_CTX": "4096",
         },
         embedder_env={"EMBEDDER_BACKEND": "use"},
+        orchestrator_env={
+            "ORCHESTRATOR_WEB_PROVIDER": "searxng",
+            "ORCHESTRATOR_WEB_BASE_URL": web_search_server_session.base_url,
+            "ORCHESTRATOR_WEB_ALLOW_HOSTS": allow,
+            "ORCHESTRATOR_WEB_PAGES": "5",
+            "ORCHESTRATOR_WEB_DEADLINE_S": "3",
+            **{f"ORCHESTRATOR_{k}": v for k, v in kafka.items()},
+        },
+        ingester_env={"INGESTER_FETCH_ALLOW_HOSTS": allow, **{f"INGESTER_{k}": v for k, v in kafka.items()}},
     )
     with LocalStack(config) as running:
         assert commands.ingest([str(demo_kb)], running.config.addr("ingester"), quiet=True) == 0

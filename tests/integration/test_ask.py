@@ -62,8 +62,8 @@ def test_stream_routes_local_and_cites_the_right_note(orchestrator: Stub, questi
 
 
 def test_per_request_k_j_c_override_and_weak_evidence_is_reported(orchestrator: Stub) -> None:
-    # With c above any achievable cosine, the gate must send the question to the web path; until
-    # that exists the answer is local and the route event says so.
+    # With c above any achievable cosine the gate sends the question to the web; the local search
+    # server knows no results for it, so the answer degrades to local and the route event says why.
     events = _events(
         orchestrator, question="What was Northwind Robotics' revenue in fiscal 2024?", top_k=4, top_j=2, threshold=0.999
     )
@@ -71,8 +71,8 @@ def test_per_request_k_j_c_override_and_weak_evidence_is_reported(orchestrator: 
     assert (route.top_k, route.top_j) == (4, 2)
     assert route.threshold == pytest.approx(0.999)
     assert route.route == orchestrator_pb2.ROUTE_WEB
-    assert route.web_status == "not_configured"
-    assert "weak" in route.note
+    assert route.web_status == "no search results"
+    assert "weak" in route.note and "web search failed" in route.note
     citations = next(e.citations.citations for e in events if e.HasField("citations"))
     assert len(citations) == 2
 

@@ -29,11 +29,12 @@ from weaverbird_common.ingest_messages import (
     decode_ingest_message,
     encode_ingest_message,
 )
+from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
-from weaverbird_ingester.consumer import DedupeIndex, IngestConsumer
+from weaverbird_ingester.consumer import IngestConsumer
+from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.writer import DocumentWriter, WriteResult
-from weaverbird_orchestrator.publisher import IngestPublisher
 from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
 
 pytestmark = pytest.mark.integration

@@ -25,6 +25,7 @@ class StackConfig:
     generator_env: Mapping[str, str]
     embedder_env: Mapping[str, str] = field(default_factory=dict)
     orchestrator_env: Mapping[str, str] = field(default_factory=dict)
+    ingester_env: Mapping[str, str] = field(default_factory=dict)
     log_dir: Path | None = None
 
     def port(self, service: str) -> int:
@@ -49,6 +50,8 @@ class StackConfig:
             "ingester": {
                 "INGESTER_EMBEDDER_ADDR": self.addr("embedder"),
                 "INGESTER_RETRIEVER_ADDR": self.addr("retriever"),
+                "INGESTER_DATA_DIR": str(self.data_dir / "ingester"),
+                **self.ingester_env,
             },
         }[service]
         return {**common, **specific}

@@ -1,13 +1,18 @@
-"""Runs the ingester service: settings -> knowledge-base clients -> document writer -> gRPC server."""
+"""Runs the ingester: settings -> KB clients -> writer -> gRPC server, plus the Kafka consumer if configured."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
+from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
+from weaverbird_common.web import PageFetcher, UrlGuard
 
+from weaverbird_ingester.consumer import IngestConsumer
+from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.peers import GrpcKnowledgeBase
 from weaverbird_ingester.servicer import IngesterServicer
 from weaverbird_ingester.settings import IngesterSettings
@@ -19,12 +24,38 @@ async def main() -> None:
     configure_logging(settings.log_level, "ingester")
     kb = GrpcKnowledgeBase(settings.embedder_addr, settings.retriever_addr, settings.call_timeout_s)
     writer = DocumentWriter(kb, settings.chunk_tokens, settings.max_chunk_tokens, settings.embed_batch)
+    max_bytes = settings.max_document_mb * 1024 * 1024
+    fetcher = PageFetcher(UrlGuard(settings.fetch_allow_hosts), max_bytes=max_bytes)
+
+    async def fetch_url(url: str) -> tuple[bytes, str]:
+        page = await fetcher.fetch_one(url, settings.fetch_timeout_s)
+        return page.body, page.final_url
+
+    consumer: IngestConsumer | None = None
+    publisher: IngestPublisher | None = None
+    consumer_task: asyncio.Task[None] | None = None
+    if settings.kafka is not None:
+        data_dir = Path(settings.data_dir)
+        dedupe = DedupeIndex(data_dir / "ingest-dedupe.sqlite")
+        consumer = IngestConsumer(settings.kafka, writer, fetch_url, dedupe=dedupe, max_document_bytes=max_bytes)
+        publisher = IngestPublisher(settings.kafka)
+        consumer_task = asyncio.create_task(consumer.run())
+
     binding = ServiceBinding(
         ingester_pb2_grpc.add_IngesterServiceServicer_to_server,
-        IngesterServicer(writer, settings.max_document_mb * 1024 * 1024),
+        IngesterServicer(writer, max_bytes, fetch_url, publisher.publish if publisher else None),
         ingester_pb2.DESCRIPTOR.services_by_name["IngesterService"].full_name,
     )
-    await serve_forever(settings, [binding], on_stop=kb.close)
+
+    async def stop() -> None:
+        if consumer is not None and consumer_task is not None:
+            consumer.stop()
+            await consumer_task
+        if publisher is not None:
+            await asyncio.to_thread(publisher.close, 5.0)
+        await kb.close()
+
+    await serve_forever(settings, [binding], on_stop=stop)
 
 
 if __name__ == "__main__":

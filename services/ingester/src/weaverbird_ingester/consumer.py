@@ -18,13 +18,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -32,7 +30,7 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, canonical_source, load_bytes
+from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, load_bytes
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
 from weaverbird_common.ingest_messages import (
     DeadLetter,
@@ -44,6 +42,7 @@ from weaverbird_common.ingest_messages import (
 )
 from weaverbird_common.kafka_config import KafkaSettings
 
+from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.writer import DocumentWriter, WriteResult
 
 log = logging.getLogger(__name__)
@@ -55,49 +54,6 @@ FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
 TRANSIENT_ERRORS: tuple[type[Exception], ...] = (Unavailable, DeadlineExceeded, Overloaded)
 
 _T = TypeVar("_T")
-
-
-class DedupeIndex:
-    """(canonical URL, content hash) pairs already stored, in a small sqlite file.
-
-    Partitioning by document id sends every version of a URL to the same partition, so each ingester
-    replica's own file sees all of them; after a rebalance a page may be written once more, which
-    is harmless. Not thread-safe beyond sqlite's own locking: use it from the consumer's event loop.
-    """
-
-    def __init__(self, path: Path | str) -> None:
-        """Opens (creating if needed) the index at `path`; ":memory:" keeps it in memory."""
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS ingested (source TEXT PRIMARY KEY, content_sha256 TEXT NOT NULL,"
-            " document_id TEXT NOT NULL, chunks INTEGER NOT NULL, ingested_at TEXT NOT NULL)"
-        )
-
-    def seen(self, url: str, content_sha256: str) -> bool:
-        """True if this exact content of this URL was already stored."""
-        row = self._db.execute(
-            "SELECT 1 FROM ingested WHERE source = ? AND content_sha256 = ?", (canonical_source(url), content_sha256)
-        ).fetchone()
-        return row is not None
-
-    def remember(self, url: str, content_sha256: str, document_id: str, chunks: int) -> None:
-        """Records that this content of `url` is stored (replacing an older version's entry)."""
-        self._db.execute(
-            "INSERT INTO ingested VALUES (?, ?, ?, ?, ?) ON CONFLICT(source) DO UPDATE SET"
-            " content_sha256 = excluded.content_sha256, document_id = excluded.document_id,"
-            " chunks = excluded.chunks, ingested_at = excluded.ingested_at",
-            (canonical_source(url), content_sha256, document_id, chunks, datetime.now(UTC).isoformat()),
-        )
-
-    def forget(self, url: str) -> None:
-        """Drops `url`, e.g. after its document was deleted, so the next message stores it again."""
-        self._db.execute("DELETE FROM ingested WHERE source = ?", (canonical_source(url),))
-
-    def close(self) -> None:
-        self._db.close()
 
 
 class _Transient(Exception):
@@ -133,7 +89,7 @@ def _looks_like_html(head: str) -> bool:
     return head.startswith("<!doctype html") or any(tag in head for tag in ("<html", "<head", "<body"))
 
 
-def _filename_for(url: str, body: bytes) -> str:
+def filename_for_url(url: str, body: bytes) -> str:
     """A file name whose extension tells load_bytes the format: the URL's, else sniffed HTML or text."""
     suffix = PurePosixPath(urlsplit(url).path).suffix.lower()
     if suffix in EXTENSIONS:
@@ -371,7 +327,7 @@ class IngestConsumer:
         if len(body) > self._max_document_bytes:
             error = ValueError(f"fetched {len(body)} bytes, more than the limit of {self._max_document_bytes}")
             raise _Permanent("oversized", error, 1)
-        return final_url or message.url, body, _filename_for(final_url, body), hashlib.sha256(body).hexdigest()
+        return final_url or message.url, body, filename_for_url(final_url, body), hashlib.sha256(body).hexdigest()
 
     async def _fetch(self, url: str) -> tuple[bytes, str]:
         last: BaseException | None = None

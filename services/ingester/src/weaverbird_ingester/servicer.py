@@ -1,17 +1,23 @@
-"""gRPC adapter of the ingester: AddDocument loads the payload and hands it to the document writer."""
+"""gRPC adapter of the ingester: AddDocument loads a file, text or URL and writes it, or queues it."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 
 import grpc
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.docs.loaders import UnreadableDocument, load_bytes
-from weaverbird_common.errors import InvalidArgument, Unimplemented
+from weaverbird_common.docs.loaders import UnreadableDocument, document_id_for, load_bytes
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument
+from weaverbird_common.ingest_messages import IngestMessage
 
+from weaverbird_ingester.consumer import filename_for_url
 from weaverbird_ingester.writer import DocumentWriter
+
+FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
 
 
 def _apply_metadata(doc: Document, meta: ingester_pb2.DocumentMetadata) -> Document:
@@ -32,38 +38,66 @@ def _apply_metadata(doc: Document, meta: ingester_pb2.DocumentMetadata) -> Docum
 
 
 class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
-    """Serves AddDocument synchronously: the reply comes once the chunks are searchable."""
+    """AddDocument: synchronous (reply once searchable) or, with `asynchronous`, queued to Kafka."""
 
-    def __init__(self, writer: DocumentWriter, max_document_bytes: int) -> None:
+    def __init__(
+        self,
+        writer: DocumentWriter,
+        max_document_bytes: int,
+        fetch_url: FetchUrl,
+        publish: Callable[[IngestMessage], None] | None = None,
+    ) -> None:
         self._writer = writer
         self._max_bytes = max_document_bytes
+        self._fetch_url = fetch_url
+        self._publish = publish
 
-    async def AddDocument(
-        self, request: ingester_pb2.AddDocumentRequest, context: grpc.aio.ServicerContext
-    ) -> ingester_pb2.AddDocumentResponse:
+    async def _queue(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
+        if self._publish is None:
+            raise FailedPrecondition("asynchronous ingestion needs Kafka (INGESTER_KAFKA__BOOTSTRAP_SERVERS)")
+        if request.WhichOneof("content") != "url":
+            raise InvalidArgument("asynchronous ingestion takes a url; send files synchronously")
+        message = IngestMessage(
+            url=request.url, title=request.metadata.title, text="", found_at=datetime.now(UTC), origin="user"
+        )
+        self._publish(message)
+        return ingester_pb2.AddDocumentResponse(document_id=document_id_for(request.url), queued=True)
+
+    async def _load(self, request: ingester_pb2.AddDocumentRequest) -> Document:
         kind = request.WhichOneof("content")
-        if kind is None:
-            raise InvalidArgument("one of data, text or url is required")
-        if kind == "url" or request.asynchronous:
-            raise Unimplemented("adding URLs and asynchronous ingestion need the Kafka ingest path")
-        if kind == "text":
+        if kind == "url":
+            body, final_url = await self._fetch_url(request.url)
+            data, filename, source, origin = body, filename_for_url(final_url, body), final_url, "user"
+        elif kind == "text":
             if not request.text.strip():
                 raise InvalidArgument("text must not be empty")
             data, filename = request.text.encode(), request.filename or "document.txt"
-            if "." not in filename:
-                filename += ".txt"
+            filename = filename if "." in filename else filename + ".txt"
+            source, origin = request.source or filename, "local"
         else:
             if not request.filename:
                 raise InvalidArgument("filename (with extension) is required with data")
             data, filename = request.data, request.filename
+            source, origin = request.source or filename, "local"
         if len(data) > self._max_bytes:
             raise InvalidArgument(f"document has {len(data)} bytes; the limit is {self._max_bytes}")
         try:
             # Parsing a PDF is CPU work: keep the event loop free for other calls.
-            doc = await asyncio.to_thread(load_bytes, data, filename, source=request.source or filename)
+            doc = await asyncio.to_thread(load_bytes, data, filename, source=source)
         except UnreadableDocument as exc:
             raise InvalidArgument(f"cannot read {filename}: {exc}") from exc
-        doc = _apply_metadata(doc, request.metadata)
+        # Pages a user saved from the web are stored as web documents with their URL as source.
+        doc = dataclasses.replace(doc, origin="web") if origin == "user" else doc
+        return _apply_metadata(doc, request.metadata)
+
+    async def AddDocument(
+        self, request: ingester_pb2.AddDocumentRequest, context: grpc.aio.ServicerContext
+    ) -> ingester_pb2.AddDocumentResponse:
+        if request.WhichOneof("content") is None:
+            raise InvalidArgument("one of data, text or url is required")
+        if request.asynchronous:
+            return await self._queue(request)
+        doc = await self._load(request)
         result = await self._writer.write(doc)
         return ingester_pb2.AddDocumentResponse(
             document_id=result.document_id, title=result.title, pages=result.pages, chunks=result.chunks

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
+from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_common.settings import BaseServiceSettings
 
 
 class IngesterSettings(BaseServiceSettings):
     """Peers and chunking parameters."""
 
-    model_config = SettingsConfigDict(env_prefix="INGESTER_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="INGESTER_", extra="ignore", env_nested_delimiter="__")
 
     embedder_addr: str = Field(description="Embedder host:port.")
     retriever_addr: str = Field(description="Retriever host:port.")
@@ -19,3 +20,12 @@ class IngesterSettings(BaseServiceSettings):
     embed_batch: int = Field(32, ge=1, le=512, description="Chunks per embedder call.")
     max_document_mb: int = Field(50, ge=1, description="Largest document accepted, in MiB.")
     call_timeout_s: float = Field(120.0, gt=0, description="Deadline of one embedder or retriever call.")
+    data_dir: str = Field("var/ingester", description="Where the dedupe index (sqlite) lives.")
+    fetch_timeout_s: float = Field(10.0, gt=0, description="Deadline of fetching one URL to add.")
+    fetch_allow_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
+    )
+    kafka: KafkaSettings | None = Field(
+        None, description="Kafka ingest topic to consume (INGESTER_KAFKA__BOOTSTRAP_SERVERS, ...); unset = RPC only."
+    )

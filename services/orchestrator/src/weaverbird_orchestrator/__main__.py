@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
 from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
-from weaverbird_orchestrator.publisher import IngestPublisher
 from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.web import WebPath, build_provider

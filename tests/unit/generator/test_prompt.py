@@ -12,9 +12,7 @@ from weaverbird_generator.prompt import (
 )
 
 PASSAGES = [
-    Passage(
-        1, "Moutai 2023 annual report", "Revenue was RMB 150.56 billion, up 18.04%.", "https://a.example/1"
-    ),
+    Passage(1, "Moutai 2023 annual report", "Revenue was RMB 150.56 billion, up 18.04%.", "https://a.example/1"),
     Passage(2, "Reuters", "Net profit reached RMB 74.73 billion.", "https://b.example/2"),
 ]
 

@@ -54,7 +54,7 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
         except asyncio.QueueFull as exc:
             raise Overloaded("embedder queue is full", retry_after_s=1.0) from exc
         return embedder_pb2.EmbedResponse(
-            vectors=[embedder_pb2.Vector(values=row) for row in np.asarray(vectors, dtype=np.float32)],
+            vectors=[embedder_pb2.Vector(values=row) for row in np.asarray(vectors, dtype=np.float32).tolist()],
             model_id=self._backend.model_id,
             dimension=self._backend.dimension,
         )

@@ -41,14 +41,32 @@ def _health_ok(base_url: str, timeout: float = 2.0) -> bool:
         return False
 
 
+def _prefer_passive_openmp() -> None:
+    """Sets OMP_WAIT_POLICY=PASSIVE if it is still in time to matter (see LlamaServer's docstring)."""
+    if "OMP_WAIT_POLICY" in os.environ:
+        return  # an explicit choice by whoever deploys us wins
+    if "xllamacpp" in sys.modules:
+        # libgomp reads its environment once, when the library is loaded by `import xllamacpp`.
+        log.warning("xllamacpp was imported before OMP_WAIT_POLICY was set; OpenMP threads will spin")
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+
 class LlamaServer:
     """llama.cpp's server on 127.0.0.1 exposing /health and /v1/chat/completions.
 
     `in_process=True` (default) runs it inside this Python process through `xllamacpp.Server`;
     `in_process=False` runs `python -m weaverbird_generator.llama_server` as a child process, which
-    isolates native crashes and keeps model loading from holding this process's GIL.
+    isolates native crashes and keeps model loading (GIL held 2-8 s for Qwen) and stopping (GIL held
+    up to ~30 s when a stream is in flight) from freezing this process; prefer it inside a gRPC service.
     `ctx_size` is the context window of each request (slot); llama.cpp divides its total `n_ctx` among
     the `parallel` slots, so the total is set to `ctx_size * parallel`.
+
+    Threads: the CPU wheel uses OpenMP, whose threads spin at every barrier by default. When other
+    processes want the same cores, a spinning thread that gets descheduled stalls all the others:
+    Qwen2.5-1.5B decoding on 2 threads of this 2-core box fell to 0.8-3.4 tokens/s while other services
+    were busy, against 9-17.5 tokens/s with OMP_WAIT_POLICY=PASSIVE (7-14 with one thread). Hence
+    `passive_wait=True`, which sets OMP_WAIT_POLICY=PASSIVE unless the environment already sets it.
     """
 
     def __init__(
@@ -64,6 +82,7 @@ class LlamaServer:
         in_process: bool = True,
         startup_timeout_s: float = 180.0,
         log_verbosity: int = 2,
+        passive_wait: bool = True,
     ) -> None:
         self.model_path = Path(model_path)
         self.host = host
@@ -78,6 +97,7 @@ class LlamaServer:
         self.in_process = in_process
         self.startup_timeout_s = startup_timeout_s
         self.log_verbosity = log_verbosity
+        self.passive_wait = passive_wait
         self._server: Any = None  # xllamacpp.Server when in-process
         self._proc: subprocess.Popen[str] | None = None
         self._base_url: str | None = None
@@ -129,13 +149,14 @@ class LlamaServer:
         )
         return self
 
-    def stop(self, timeout_s: float = 15.0) -> None:
+    def stop(self, timeout_s: float = 10.0) -> None:
         """Stops the server; safe to call twice or after a failed start."""
         self._base_url = None
         if self._server is not None:
             server, self._server = self._server, None
             # xllamacpp has no stop(): ~Server() ends the main loop and closes the socket, and it runs
-            # when the last reference goes; ours was the only one.
+            # when the last reference goes; ours was the only one. It holds the GIL, and with a stream
+            # still in flight it sometimes takes ~30 s (measured: 2 of 6 tries), freezing this process.
             del server
         if self._proc is not None:
             proc, self._proc = self._proc, None
@@ -180,6 +201,8 @@ class LlamaServer:
         return params
 
     def _start_in_process(self) -> None:
+        if self.passive_wait:
+            _prefer_passive_openmp()
         import xllamacpp
 
         try:
@@ -218,8 +241,11 @@ class LlamaServer:
             "--exit-on-stdin-eof",
         ]
         # stdin stays open as a lifeline: if this process dies, even by SIGKILL, the child sees EOF and exits.
+        env = dict(os.environ)
+        if self.passive_wait:
+            env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         self._proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, text=True, bufsize=1
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, text=True, bufsize=1, env=env
         )
         assert self._proc.stdout is not None
         line = _readline_until(self._proc.stdout, deadline)
@@ -329,13 +355,16 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=_watch_stdin, name="stdin-watch", daemon=True).start()
 
     print(_READY_PREFIX + json.dumps({"base_url": server.base_url, "model": str(model_path)}), flush=True)
-    try:
-        # Short waits keep the main thread responsive to signals (Event.wait without a timeout is not).
-        while not stop.wait(0.5):
-            pass
-    finally:
-        server.stop()
-    return 0
+    # Short waits keep the main thread responsive to signals (Event.wait without a timeout is not).
+    while not stop.wait(0.5):
+        pass
+    # Exit without ~Server(): with a stream in flight it can block for ~30 s holding the GIL, and a
+    # process that is going away has nothing to flush; the kernel closes the socket at once.
+    log.info("llama.cpp server at %s exiting", server.base_url)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

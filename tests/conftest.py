@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["fixtures.kafka_broker", "fixtures.web_servers"]
+pytest_plugins = ["fixtures.kafka_broker", "fixtures.web_servers", "fixtures.otlp_collector"]
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -10,6 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 from fixtures.kafka_broker import KafkaBroker
+from fixtures.otlp_collector import OtlpCollector
 from fixtures.web_servers import PageServer, SearchServer
 from weaverbird.v1 import orchestrator_pb2_grpc
 from weaverbird_cli import commands
@@ -18,7 +19,7 @@ from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
 pytestmark = pytest.mark.integration
 
 
-def _free_base_port(count: int = len(SERVICES)) -> int:
+def _free_base_port(count: int = 2 * len(SERVICES)) -> int:
     """A run of `count` consecutive free ports on 127.0.0.1."""
     for base in range(32000, 60000, 97):
         try:
@@ -46,6 +47,7 @@ def stack(
     kafka_broker: KafkaBroker,
     web_search_server_session: SearchServer,
     web_page_server_session: PageServer,
+    otlp_collector: OtlpCollector,
 ) -> Iterator[LocalStack]:
     """All five services, with the web path pointed at the local SearxNG-compatible server and the
     page server, and the ingest topic on the local Tansu broker."""
@@ -61,8 +63,16 @@ def stack(
         "KAFKA__HEARTBEAT_INTERVAL_MS": "500",
     }
     allow = json.dumps([web_page_server_session.allow_entry])
+    base_port = _free_base_port()
     config = StackConfig(
-        base_port=_free_base_port(),
+        base_port=base_port,
+        metrics_base_port=base_port + len(SERVICES),
+        # Spans go to a real OTLP collector in the test process; export quickly so tests need not wait.
+        common_env={
+            "OTEL_EXPORTER_OTLP_ENDPOINT": otlp_collector.endpoint,
+            "OTEL_EXPORTER_OTLP_INSECURE": "true",
+            "OTEL_BSP_SCHEDULE_DELAY": "200",
+        },
         data_dir=data_dir,
         generator_env={
             "GENERATOR_MODEL": "smollm2",

@@ -26,17 +26,32 @@ class StackConfig:
     embedder_env: Mapping[str, str] = field(default_factory=dict)
     orchestrator_env: Mapping[str, str] = field(default_factory=dict)
     ingester_env: Mapping[str, str] = field(default_factory=dict)
+    # Applied to every service (e.g. OTEL_* variables).
+    common_env: Mapping[str, str] = field(default_factory=dict)
+    # First of five consecutive Prometheus ports; None = metrics endpoints off.
+    metrics_base_port: int | None = None
     log_dir: Path | None = None
 
     def port(self, service: str) -> int:
         return self.base_port + SERVICES.index(service)
+
+    def metrics_port(self, service: str) -> int:
+        if self.metrics_base_port is None:
+            raise ValueError("metrics are off in this stack")
+        return self.metrics_base_port + SERVICES.index(service)
 
     def addr(self, service: str) -> str:
         return f"127.0.0.1:{self.port(service)}"
 
     def env(self, service: str) -> dict[str, str]:
         prefix = service.upper() + "_"
-        common = {f"{prefix}GRPC_PORT": str(self.port(service)), f"{prefix}HOST": "127.0.0.1"}
+        common = {
+            **self.common_env,
+            f"{prefix}GRPC_PORT": str(self.port(service)),
+            f"{prefix}HOST": "127.0.0.1",
+        }
+        if self.metrics_base_port is not None:
+            common[f"{prefix}METRICS_PORT"] = str(self.metrics_port(service))
         specific: dict[str, str] = {
             "embedder": dict(self.embedder_env),
             "retriever": {"RETRIEVER_DATA_DIR": str(self.data_dir / "qdrant")},

@@ -197,6 +197,10 @@ Returns YAML (a string map) for fromYaml.
 {{- else if eq $c "ingester" }}
 {{- $_ := set $env "INGESTER_EMBEDDER_ADDR" $embedder }}
 {{- $_ := set $env "INGESTER_RETRIEVER_ADDR" $retriever }}
+{{- $_ := set $env "INGESTER_DATA_DIR" "/var/lib/weaverbird/ingester" }}
+{{- with $v.fetchAllowHosts }}
+{{- $_ := set $env "INGESTER_FETCH_ALLOW_HOSTS" (toJson .) }}
+{{- end }}
 {{- end }}
 {{- if and (has $c (list "orchestrator" "ingester")) (include "weaverbird.kafkaBootstrap" $root) }}
 {{- $k := $root.Values.kafkaConnection }}

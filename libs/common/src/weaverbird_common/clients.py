@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 import grpc
 
 from weaverbird_common.errors import error_from_status
+from weaverbird_common.telemetry import TracingClientInterceptor
 
 
 def open_channel(target: str, *, max_message_mb: int = 64) -> grpc.aio.Channel:
@@ -15,6 +16,7 @@ def open_channel(target: str, *, max_message_mb: int = 64) -> grpc.aio.Channel:
     limit = max_message_mb * 1024 * 1024
     return grpc.aio.insecure_channel(
         target,
+        interceptors=[TracingClientInterceptor()],
         options=[
             ("grpc.max_send_message_length", limit),
             ("grpc.max_receive_message_length", limit),

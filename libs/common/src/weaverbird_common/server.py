@@ -13,6 +13,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from weaverbird_common import telemetry
 from weaverbird_common.interceptor import ErrorInterceptor
 from weaverbird_common.settings import BaseServiceSettings
 
@@ -89,19 +90,25 @@ async def start_server(
 
 
 async def serve_forever(
+    service: str,
     settings: BaseServiceSettings,
     bindings: Sequence[ServiceBinding],
     *,
     on_stop: Callable[[], Awaitable[None]] | None = None,
-    extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> None:
-    """Runs a server until SIGTERM/SIGINT, then drains in-flight calls for `shutdown_grace_s`."""
+    """Runs a service until SIGTERM/SIGINT, then drains in-flight calls for `shutdown_grace_s`.
+
+    Every service gets the same telemetry here: Prometheus metrics on `metrics_port`, OpenTelemetry
+    spans for every RPC (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+    """
+    telemetry.start_metrics_server(settings.metrics_port, settings.host)
+    tracing = telemetry.configure_tracing(f"weaverbird-{service}", settings.otlp_endpoint)
     running = await start_server(
         bindings,
         host=settings.host,
         port=settings.grpc_port,
         max_message_mb=settings.max_message_mb,
-        extra_interceptors=extra_interceptors,
+        extra_interceptors=[telemetry.TracingServerInterceptor(), telemetry.MetricsInterceptor(service)],
     )
     # The launcher and tests parse this line to learn the port when grpc_port=0.
     print(f"WEAVERBIRD_LISTENING {settings.host}:{running.port}", flush=True)
@@ -115,3 +122,4 @@ async def serve_forever(
     await running.stop(settings.shutdown_grace_s)
     if on_stop is not None:
         await on_stop()
+    tracing.shutdown()

@@ -16,4 +16,9 @@ class BaseServiceSettings(BaseSettings):
     metrics_port: int = Field(0, ge=0, le=65535, description="Prometheus metrics port; 0 disables.")
     log_level: str = Field("INFO", description="Python logging level.")
     shutdown_grace_s: float = Field(5.0, ge=0, description="Seconds in-flight RPCs get after SIGTERM.")
+    otlp_endpoint: str | None = Field(
+        None,
+        validation_alias="OTEL_EXPORTER_OTLP_ENDPOINT",
+        description="OTLP/gRPC collector for traces (standard OTEL variable); unset = no export.",
+    )
     max_message_mb: int = Field(64, ge=4, le=512, description="Largest gRPC message accepted, in MiB.")

@@ -23,7 +23,7 @@ async def main() -> None:
         servicer,
         embedder_pb2.DESCRIPTOR.services_by_name["EmbedderService"].full_name,
     )
-    await serve_forever(settings, [binding], on_stop=servicer.close)
+    await serve_forever("embedder", settings, [binding], on_stop=servicer.close)
 
 
 if __name__ == "__main__":

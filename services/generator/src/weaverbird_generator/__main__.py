@@ -47,7 +47,7 @@ async def main() -> None:
             await asyncio.to_thread(llama.stop)
 
     try:
-        await serve_forever(settings, [binding], on_stop=stop_llama)
+        await serve_forever("generator", settings, [binding], on_stop=stop_llama)
     finally:
         await stop_llama()
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 import grpc
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
+from weaverbird_common import telemetry
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
 
 from weaverbird_generator.llm_client import (
@@ -17,6 +19,15 @@ from weaverbird_generator.llm_client import (
 )
 from weaverbird_generator.prompt import Passage, build_messages, detect_language
 from weaverbird_generator.settings import GeneratorSettings
+
+
+def _record_tokens(prompt: int, completion: int, decode_start: float) -> None:
+    telemetry.GENERATOR_TOKENS.labels(kind="prompt").inc(prompt)
+    telemetry.GENERATOR_TOKENS.labels(kind="completion").inc(completion)
+    decode_s = time.perf_counter() - decode_start
+    if completion > 1 and decode_s > 0:
+        # Decode speed after the first token: prompt processing is measured as time to first token.
+        telemetry.GENERATOR_TOKENS_PER_SECOND.observe((completion - 1) / decode_s)
 
 
 class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
@@ -48,6 +59,8 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         passages = [Passage(p.number, p.title, p.text, p.source) for p in request.passages]
         s = request.sampling
         max_tokens = min(s.max_tokens or self._s.max_tokens, self._s.max_tokens)
+        started = time.perf_counter()
+        first_token_at: float | None = None
         try:
             async for delta in self._client.stream(
                 build_messages(request.question, passages, language),  # type: ignore[arg-type]
@@ -57,6 +70,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
                 seed=s.seed or None,
             ):
                 if delta.is_final:
+                    _record_tokens(delta.prompt_tokens or 0, delta.completion_tokens or 0, first_token_at or started)
                     yield generator_pb2.GenerateEvent(
                         done=generator_pb2.GenerateDone(
                             finish_reason=delta.finish_reason or "stop",
@@ -66,6 +80,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
                         )
                     )
                 elif delta.text:
+                    first_token_at = first_token_at or time.perf_counter()
                     yield generator_pb2.GenerateEvent(token=delta.text)
         except GeneratorTimeout as exc:
             raise DeadlineExceeded(str(exc)) from exc

@@ -13,6 +13,7 @@ from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_ingester.consumer import IngestConsumer
 from weaverbird_ingester.dedupe import DedupeIndex
+from weaverbird_ingester.metrics import export_forever
 from weaverbird_ingester.peers import GrpcKnowledgeBase
 from weaverbird_ingester.servicer import IngesterServicer
 from weaverbird_ingester.settings import IngesterSettings
@@ -34,12 +35,14 @@ async def main() -> None:
     consumer: IngestConsumer | None = None
     publisher: IngestPublisher | None = None
     consumer_task: asyncio.Task[None] | None = None
+    metrics_task: asyncio.Task[None] | None = None
     if settings.kafka is not None:
         data_dir = Path(settings.data_dir)
         dedupe = DedupeIndex(data_dir / "ingest-dedupe.sqlite")
         consumer = IngestConsumer(settings.kafka, writer, fetch_url, dedupe=dedupe, max_document_bytes=max_bytes)
         publisher = IngestPublisher(settings.kafka)
         consumer_task = asyncio.create_task(consumer.run())
+        metrics_task = asyncio.create_task(export_forever(consumer))
 
     binding = ServiceBinding(
         ingester_pb2_grpc.add_IngesterServiceServicer_to_server,
@@ -51,11 +54,13 @@ async def main() -> None:
         if consumer is not None and consumer_task is not None:
             consumer.stop()
             await consumer_task
+        if metrics_task is not None:
+            metrics_task.cancel()
         if publisher is not None:
             await asyncio.to_thread(publisher.close, 5.0)
         await kb.close()
 
-    await serve_forever(settings, [binding], on_stop=stop)
+    await serve_forever("ingester", settings, [binding], on_stop=stop)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ async def main() -> None:
         if publisher is not None:
             await asyncio.to_thread(publisher.close, 5.0)
 
-    await serve_forever(settings, [binding], on_stop=stop)
+    await serve_forever("orchestrator", settings, [binding], on_stop=stop)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_orchestrator import convert
 from weaverbird_orchestrator.domain import AskParams, RouteDecision
 from weaverbird_orchestrator.flow import CitationsEvent, DoneEvent, FurtherReadingEvent, QuestionFlow, TokenEvent
+from weaverbird_orchestrator.metrics import record_question
 
 
 class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
@@ -50,6 +51,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                     further_reading=orchestrator_pb2.FurtherReading(passages=further)
                 )
             elif isinstance(event, DoneEvent):
+                record_question(event.decision)
                 yield orchestrator_pb2.AskEvent(
                     done=convert.done_proto(event.generation, event.decision, event.conversation_id)
                 )
@@ -80,6 +82,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.RetrieveResponse:
         retrieval = await self._flow.retrieve(await self._params(request))
+        record_question(retrieval.decision)
         return orchestrator_pb2.RetrieveResponse(
             route=convert.route_proto(retrieval.decision),
             passages=[convert.citation_proto(i, p) for i, p in enumerate(retrieval.ranked, start=1)],

@@ -33,7 +33,7 @@ async def main() -> None:
     async def close() -> None:
         store.close()
 
-    await serve_forever(settings, [binding], on_stop=close)
+    await serve_forever("retriever", settings, [binding], on_stop=close)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import threading
 
 import grpc
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
+from weaverbird_common import telemetry
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument
 
 from weaverbird_retriever.convert import chunk_to_record, filter_to_dict, hit_to_proto
@@ -23,7 +24,9 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self._dimension: int | None = None
         self._create_lock = threading.Lock()
         try:
-            self._dimension = store.stats().dimension or None
+            stats = store.stats()
+            self._dimension = stats.dimension or None
+            telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         except CollectionMissing:
             self._dimension = None
 
@@ -58,6 +61,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         except DimensionMismatch as exc:
             raise FailedPrecondition(str(exc)) from exc
         stats = await asyncio.to_thread(self._store.stats)
+        telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
 
     async def Search(
@@ -86,6 +90,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         if self._dimension is None:
             return retriever_pb2.DeleteDocumentResponse(deleted=0)
         deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
+        if deleted:
+            telemetry.RETRIEVER_COLLECTION_POINTS.set((await asyncio.to_thread(self._store.stats)).points)
         return retriever_pb2.DeleteDocumentResponse(deleted=deleted)
 
     async def CollectionStats(
@@ -95,6 +101,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             stats = await asyncio.to_thread(self._store.stats)
         except CollectionMissing:
             return retriever_pb2.CollectionStatsResponse(points=0, dimension=0)
+        telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.CollectionStatsResponse(
             collection=stats.name, points=stats.points, dimension=stats.dimension, backend=stats.backend
         )

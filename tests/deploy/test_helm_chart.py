@@ -112,10 +112,8 @@ def _run_helm(helm_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @functools.cache
-def _render_cached(helm_bin: str, name: str, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], ...]:
-    proc = _run_helm(
-        helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *_value_args(name), *extra
-    )
+def _render_cached(helm_bin: str, name: str) -> tuple[dict[str, Any], ...]:
+    proc = _run_helm(helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *_value_args(name))
     assert proc.returncode == 0, f"helm template ({name}) failed:\n{proc.stderr}"
     return tuple(doc for doc in yaml.safe_load_all(proc.stdout) if doc)
 
@@ -142,11 +140,7 @@ def _deployments(docs: list[dict[str, Any]], components=SERVICES) -> dict[str, d
 
 def _configmaps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Settings ConfigMaps by component (the dashboard ConfigMap is left out)."""
-    return {
-        _component(d): d.get("data") or {}
-        for d in _of_kind(docs, "ConfigMap")
-        if _component(d) in SERVICES
-    }
+    return {_component(d): d.get("data") or {} for d in _of_kind(docs, "ConfigMap") if _component(d) in SERVICES}
 
 
 def _pod_specs(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -277,11 +271,9 @@ def test_hpa_for_orchestrator_and_ingester(render, name: str) -> None:
         assert d["metadata"]["name"] in hpas, component
         # The HPA owns the replica count; a fixed one would fight it on every upgrade.
         assert "replicas" not in d["spec"], component
+    selectors = [d["spec"]["selector"]["matchLabels"] for d in _of_kind(docs, "Deployment")]
     for pdb in _of_kind(docs, "PodDisruptionBudget"):
-        selected = pdb["spec"]["selector"]["matchLabels"]
-        assert any(
-            d["spec"]["selector"]["matchLabels"] == selected for d in _of_kind(docs, "Deployment")
-        ), pdb["metadata"]["name"]
+        assert pdb["spec"]["selector"]["matchLabels"] in selectors, pdb["metadata"]["name"]
 
 
 def test_retriever_embedded_store_is_single_writer(render) -> None:
@@ -290,8 +282,11 @@ def test_retriever_embedded_store_is_single_writer(render) -> None:
     assert retriever["spec"]["replicas"] == 1
     assert retriever["spec"]["strategy"]["type"] == "Recreate"
     (pvc,) = _of_kind(docs, "PersistentVolumeClaim")
-    claims = [v["persistentVolumeClaim"]["claimName"] for v in retriever["spec"]["template"]["spec"]["volumes"]
-              if "persistentVolumeClaim" in v]
+    claims = [
+        v["persistentVolumeClaim"]["claimName"]
+        for v in retriever["spec"]["template"]["spec"]["volumes"]
+        if "persistentVolumeClaim" in v
+    ]
     assert claims == [pvc["metadata"]["name"]]
     assert pvc["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
     server = _deployments(render("external"))["retriever"]
@@ -363,6 +358,14 @@ def test_ray_service_serves_the_embedder_over_grpc(render) -> None:
     addr = _configmaps(docs)["orchestrator"]["ORCHESTRATOR_EMBEDDER_ADDR"]
     assert addr == f"{service['metadata']['name']}:{port['port']}"
 
+    # The chart follows the Ray pin and the deployment name of weaverbird_embedder.ray_app.
+    pin = re.search(r"^ray\[serve\]==(\S+)$", (REPO / "requirements" / "ray.txt").read_text(), re.M)
+    assert pin and cluster["rayVersion"] == pin.group(1)
+    ray_app = (REPO / "services" / "embedder" / "src" / "weaverbird_embedder" / "ray_app.py").read_text()
+    name = re.search(r'^DEPLOYMENT_NAME = "(\w+)"', ray_app, re.M)
+    assert name and deployment["name"] == name.group(1)
+    assert set(deployment.get("user_config", {})) <= set(re.findall(r"^    (\w+): \w+ = Field", ray_app, re.M))
+
 
 # --------------------------------------------------------------------------------------------------
 # configuration: names, secrets, wiring
@@ -373,7 +376,8 @@ def _settings_classes() -> dict[str, type[BaseSettings]]:
     for svc in SERVICES:
         module = importlib.import_module(f"weaverbird_{svc}.settings")
         (cls,) = [
-            v for v in vars(module).values()
+            v
+            for v in vars(module).values()
             if isinstance(v, type) and issubclass(v, BaseSettings) and v.__module__ == module.__name__
         ]
         classes[svc] = cls
@@ -386,15 +390,18 @@ def _declared(cls: type[BaseSettings], name: str) -> bool:
     delimiter = cls.model_config.get("env_nested_delimiter")
     if not name.startswith(prefix):
         return False
-    parts = name[len(prefix):].lower().split(delimiter) if delimiter else [name[len(prefix):].lower()]
+    parts = name[len(prefix) :].lower().split(delimiter) if delimiter else [name[len(prefix) :].lower()]
     model: type[BaseModel] = cls
     for i, part in enumerate(parts):
         field = model.model_fields.get(part)
         if field is None:
             return False
         if i < len(parts) - 1:
-            nested = [a for a in getattr(field.annotation, "__args__", (field.annotation,))
-                      if isinstance(a, type) and issubclass(a, BaseModel)]
+            nested = [
+                a
+                for a in getattr(field.annotation, "__args__", (field.annotation,))
+                if isinstance(a, type) and issubclass(a, BaseModel)
+            ]
             if not nested:
                 return False
             model = nested[0]
@@ -601,8 +608,16 @@ def test_dashboard_queries_only_contract_metrics() -> None:
 def test_dashboard_has_the_required_panels() -> None:
     dashboard = json.loads(DASHBOARD.read_text())
     titles = " | ".join(p["title"].lower() for p in dashboard["panels"])
-    for needle in ("latency by route", "fallback", "first token", "kb size", "kb growth", "lag", "dead letter",
-                   "error"):
+    for needle in (
+        "latency by route",
+        "fallback",
+        "first token",
+        "kb size",
+        "kb growth",
+        "lag",
+        "dead letter",
+        "error",
+    ):
         assert needle in titles, needle
     ids = [p["id"] for p in dashboard["panels"]]
     assert len(ids) == len(set(ids))

@@ -77,4 +77,5 @@ def test_one_question_is_one_trace_across_four_services(
             break
         time.sleep(0.5)
     assert trace_id is not None, "the orchestrator exported no span for Ask"
-    assert wanted <= services, f"trace {trace_id} spans only {sorted(services)}"
+    generator = [(s.name, s.trace_id) for s in otlp_collector.spans() if s.service == "weaverbird-generator"]
+    assert wanted <= services, f"trace {trace_id} spans only {sorted(services)}; generator spans: {generator[-5:]}"

@@ -179,7 +179,6 @@ Returns YAML (a string map) for fromYaml.
 {{- $_ := set $env "GENERATOR_ENDPOINT" (toString $v.endpoint) }}
 {{- else }}
 {{- $_ := set $env "GENERATOR_MODEL" (toString $v.model) }}
-{{- $_ := set $env "GENERATOR_MODEL_DIR" "/tmp/models" }}
 {{- end }}
 {{- else if eq $c "orchestrator" }}
 {{- $_ := set $env "ORCHESTRATOR_EMBEDDER_ADDR" $embedder }}

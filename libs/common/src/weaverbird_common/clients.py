@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 import grpc
 
 from weaverbird_common.errors import error_from_status
-from weaverbird_common.telemetry import TracingClientInterceptor
+from weaverbird_common.telemetry import tracing_client_interceptors
 
 
 def open_channel(target: str, *, max_message_mb: int = 64) -> grpc.aio.Channel:
@@ -16,7 +16,7 @@ def open_channel(target: str, *, max_message_mb: int = 64) -> grpc.aio.Channel:
     limit = max_message_mb * 1024 * 1024
     return grpc.aio.insecure_channel(
         target,
-        interceptors=[TracingClientInterceptor()],
+        interceptors=tracing_client_interceptors(),
         options=[
             ("grpc.max_send_message_length", limit),
             ("grpc.max_receive_message_length", limit),

@@ -474,6 +474,28 @@ class TracingClientInterceptor(grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.Un
             span.end()
 
 
+class _StreamTracing(grpc.aio.UnaryStreamClientInterceptor):
+    """Registers the tracing interceptor for server-streaming calls too.
+
+    grpc.aio files each channel interceptor under the FIRST interceptor kind it is an instance of, so
+    one object implementing both kinds would never see streaming calls.
+    """
+
+    def __init__(self, inner: TracingClientInterceptor) -> None:
+        self._inner = inner
+
+    async def intercept_unary_stream(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+        return await self._inner.intercept_unary_stream(continuation, client_call_details, request)
+
+
+def tracing_client_interceptors(
+    tracer_provider: trace.TracerProvider | None = None,
+) -> list[grpc.aio.ClientInterceptor]:
+    """Interceptors for `grpc.aio.insecure_channel(..., interceptors=...)`: unary and streaming calls."""
+    inner = TracingClientInterceptor(tracer_provider)
+    return [inner, _StreamTracing(inner)]
+
+
 # Kafka headers: kafka-python and confluent-kafka both use list[tuple[str, bytes]].
 
 

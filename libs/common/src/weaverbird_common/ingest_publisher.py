@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from weaverbird_common import telemetry
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.ingest_messages import IngestMessage, IngestMessageError, encode_ingest_message
 from weaverbird_common.kafka_config import KafkaSettings
@@ -89,6 +90,8 @@ class IngestPublisher:
         if self._closing.is_set():
             self._count_failure("publisher is closed; message %s dropped", message.message_id)
             return
+        # The caller's trace continues in the ingester: captured here, in the request's context.
+        headers = telemetry.inject_headers(headers or ())
         self._ensure_thread()
         try:
             self._queue.put_nowait((message, list(headers) if headers else None))

@@ -29,6 +29,9 @@ from urllib.parse import urlsplit
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind
+from weaverbird_common import telemetry
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, load_bytes
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
@@ -54,6 +57,7 @@ FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
 TRANSIENT_ERRORS: tuple[type[Exception], ...] = (Unavailable, DeadlineExceeded, Overloaded)
 
 _T = TypeVar("_T")
+_TRACER = trace.get_tracer("weaverbird.ingester")
 
 
 class _Transient(Exception):
@@ -290,6 +294,13 @@ class IngestConsumer:
         await self._call(self._commit, done)
 
     async def _handle(self, record: Any) -> None:
+        # One CONSUMER span per record, in the trace of the question that published it.
+        with _TRACER.start_as_current_span(
+            "ingest", context=telemetry.extract_headers(record.headers), kind=SpanKind.CONSUMER
+        ):
+            await self._handle_in_span(record)
+
+    async def _handle_in_span(self, record: Any) -> None:
         raw: bytes = record.value or b""
         try:
             message = decode_ingest_message(raw, max_bytes=self._settings.max_message_bytes)

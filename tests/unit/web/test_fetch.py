@@ -74,6 +74,15 @@ async def test_hanging_pages_are_timed_out_and_the_rest_kept(web_page_server: Pa
     assert report.elapsed_ms < (DEADLINE_S + 2.0) * 1000
 
 
+async def test_enough_pages_cut_stragglers_short(web_page_server: PageServer) -> None:
+    urls = [web_page_server.url(p) for p in (AURORA_PATH, PLAIN_PATH, HANG_PATH)]
+    report = await fetcher_for(web_page_server).fetch_all(urls, 25.0, enough=2, straggler_grace_s=0.2)
+    assert sorted(page.url for page in report.pages) == sorted(urls[:2])
+    assert report.timed_out == [urls[2]]
+    # Without the rule the hanging page would hold the call to the 25 s deadline.
+    assert report.elapsed_ms < 20_000
+
+
 async def test_zero_deadline_times_everything_out(web_page_server: PageServer) -> None:
     url = web_page_server.url(AURORA_PATH)
     report = await fetcher_for(web_page_server).fetch_all([url], 0.0)

@@ -32,6 +32,7 @@ def build_web_path(settings: OrchestratorSettings) -> WebPath | None:
         pages=settings.web_pages,
         deadline_s=settings.web_deadline_s,
         search_timeout_s=settings.web_search_timeout_s,
+        enough_pages=min(settings.web_enough_pages, settings.web_pages),
     )
 
 

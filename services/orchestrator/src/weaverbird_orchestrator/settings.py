@@ -44,6 +44,9 @@ class OrchestratorSettings(BaseServiceSettings):
     web_api_key: SecretStr | None = Field(None, description="Brave or Tavily API key (from a Secret).")
     web_pages: int = Field(5, ge=1, le=20, description="N: top search results fetched.")
     web_deadline_s: float = Field(3.0, gt=0, description="Overall deadline for fetching the N pages.")
+    web_enough_pages: int = Field(
+        3, ge=1, description="Once this many pages arrived, slower ones get 0.3 s more, not the whole deadline."
+    )
     web_search_timeout_s: float = Field(3.0, gt=0, description="Deadline of the search API call.")
     web_max_page_mb: float = Field(2.0, gt=0, description="Largest page fetched, in MiB.")
     web_allow_hosts: list[str] = Field(

@@ -131,12 +131,23 @@ class PageFetcher:
         # Built once: loading the CA bundle costs tens of milliseconds, paid inside the deadline otherwise.
         self._ssl_context = ssl_context if ssl_context is not None else httpx.create_ssl_context()
 
-    async def fetch_all(self, urls: Sequence[str], deadline_s: float) -> FetchReport:
+    async def fetch_all(
+        self,
+        urls: Sequence[str],
+        deadline_s: float,
+        *,
+        enough: int | None = None,
+        straggler_grace_s: float = 0.3,
+    ) -> FetchReport:
         """Fetches `urls` concurrently; whatever is unfinished after `deadline_s` is cancelled.
 
         Never raises for a page: each distinct URL ends up in `pages`, `failed` or `timed_out`
         (duplicates are fetched once). Returns within `deadline_s` plus a few tens of milliseconds
         for cancelled requests to close their sockets.
+
+        Args:
+            enough: once this many pages arrived, the rest get only `straggler_grace_s` more, so one
+                hanging server does not hold every answer to the full deadline. None = wait for all.
         """
         started = time.monotonic()
         unique = list(dict.fromkeys(urls))
@@ -146,7 +157,8 @@ class PageFetcher:
         async with self._client(deadline_s) as client:
             tasks = {url: asyncio.create_task(self._fetch_timed(client, url)) for url in unique}
             try:
-                _, pending = await asyncio.wait(tasks.values(), timeout=max(deadline_s, 0.0))
+                deadline = started + max(deadline_s, 0.0)
+                pending = await self._wait(set(tasks.values()), deadline, enough, straggler_grace_s)
                 for task in pending:
                     task.cancel()
                 if pending:
@@ -169,6 +181,23 @@ class PageFetcher:
                 report.failed.append(FetchFailure(url, f"{type(exc).__name__}: {exc}"))
         report.elapsed_ms = (time.monotonic() - started) * 1000
         return report
+
+    @staticmethod
+    async def _wait(
+        pending: set[asyncio.Task[FetchedPage]], deadline: float, enough: int | None, grace_s: float
+    ) -> set[asyncio.Task[FetchedPage]]:
+        """Waits until all tasks end, the deadline passes, or `enough` succeeded plus a short grace."""
+        succeeded = 0
+        while pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            done, pending = await asyncio.wait(pending, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            succeeded += sum(1 for t in done if not t.cancelled() and t.exception() is None)
+            if enough is not None and succeeded >= enough and pending:
+                _, pending = await asyncio.wait(pending, timeout=min(grace_s, max(deadline - time.monotonic(), 0)))
+                break
+        return pending
 
     async def fetch_one(self, url: str, timeout_s: float) -> FetchedPage:
         """Fetches one page, for adding a user-submitted URL to the knowledge base.

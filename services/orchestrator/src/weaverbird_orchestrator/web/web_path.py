@@ -71,6 +71,8 @@ class WebPath:
         pages: N, the number of top results fetched.
         deadline_s: Overall deadline for fetching all N pages; unfinished pages are dropped.
         search_timeout_s: Deadline for the search call itself (before the fetch deadline starts).
+        enough_pages: once this many pages arrived, stragglers get a short grace, not the whole
+            deadline (None = wait for every page up to the deadline).
     """
 
     def __init__(
@@ -81,11 +83,13 @@ class WebPath:
         pages: int,
         deadline_s: float,
         search_timeout_s: float,
+        enough_pages: int | None = None,
     ) -> None:
         if pages < 1 or deadline_s <= 0 or search_timeout_s <= 0:
             raise ValueError("pages must be >= 1 and both deadlines positive")
         self._provider = provider
         self._fetcher = fetcher
+        self._enough_pages = enough_pages
         self._pages = pages
         self._deadline_s = deadline_s
         self._search_timeout_s = search_timeout_s
@@ -129,7 +133,7 @@ class WebPath:
 
         fetch_started = time.monotonic()
         try:
-            report = await self._fetcher.fetch_all(urls, self._deadline_s)
+            report = await self._fetcher.fetch_all(urls, self._deadline_s, enough=self._enough_pages)
         except Exception as exc:  # fetch_all reports per page; anything else is a bug, not a reason to fail
             log.exception("web fetch raised")
             return self._give_up(f"fetch failed: {type(exc).__name__}", started, search_ms=search_ms, results=results)

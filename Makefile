@@ -6,12 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTO_OUT := libs/common/src
 
-.PHONY: help install proto test unit integration lint run models bench clean
+.PHONY: help install proto test unit integration lint run models bench bench-components clean
 
 help:
 	@echo "make run    - install, load the demo knowledge base, start all services, print how to ask"
 	@echo "make test   - install, then run unit and integration tests (real services on 127.0.0.1)"
-	@echo "make bench  - latency benchmarks (needs ../shared/data)"
+	@echo "make bench  - local path, web path and ingest benchmarks (needs ../shared/data)"
 	@echo "make lint   - ruff"
 
 $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt pyproject.toml
@@ -55,6 +55,12 @@ run: install models
 
 bench: install
 	$(BIN)/python -m benchmarks.local_path
+	$(BIN)/python -m benchmarks.web_path
+	$(BIN)/python -m benchmarks.ingest
+
+bench-components: install
+	$(BIN)/python -m benchmarks.embedders
+	$(BIN)/python -m benchmarks.vector_stores --quick
 
 clean:
 	rm -rf $(VENV) var $(PROTO_OUT)/weaverbird

@@ -31,8 +31,10 @@ class MicroBatcher:
     and under load every model call takes everything queued of the same kind, up to `max_batch` texts.
     """
 
-    def __init__(self, embed: EmbedFn, max_batch: int, max_queue: int = 10_000) -> None:
+    def __init__(self, embed: EmbedFn, max_batch: int, max_queue: int = 10_000, inline_max_texts: int = 1) -> None:
         self._embed = embed
+        self._inline_max_texts = inline_max_texts
+        self._busy = False
         self._max_batch = max_batch
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue(maxsize=max_queue)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
@@ -55,6 +57,10 @@ class MicroBatcher:
     async def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
         """Embeds `texts`, possibly together with other callers' texts. Raises asyncio.QueueFull."""
         self.start()
+        if kind == "query" and len(texts) <= self._inline_max_texts and not self._busy and self._queue.empty():
+            # A lone question on an idle embedder: a few milliseconds of model time are cheaper on the
+            # event loop than a hand-off to the worker thread and back (the interactive latency path).
+            return self._embed(texts, kind)
         future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Pending(texts, kind, future))
         return await future
@@ -75,6 +81,7 @@ class MicroBatcher:
                 group.append(nxt)
                 size += len(nxt.texts)
             texts = [t for p in group for t in p.texts]
+            self._busy = True
             try:
                 vectors = await loop.run_in_executor(self._executor, self._embed, texts, first.kind)
             except Exception as exc:  # the model failed: every caller in the batch learns why
@@ -82,6 +89,8 @@ class MicroBatcher:
                     if not p.future.done():
                         p.future.set_exception(exc)
                 continue
+            finally:
+                self._busy = False
             start = 0
             for p in group:
                 end = start + len(p.texts)

@@ -268,30 +268,39 @@ class IngestConsumer:
     # -- batch and record handling ----------------------------------------------------------------
 
     async def _process_batch(self, batch: dict[TopicPartition, list[Any]]) -> None:
-        done: dict[TopicPartition, int] = {}
-        for tp, records in batch.items():
-            for record in records:
-                if self._stop.is_set():
-                    await self._call(self._commit, done)
-                    return
-                try:
-                    await self._handle(record)
-                except _Stopping:
-                    await self._call(self._commit, done)
-                    return
-                except _Transient as exc:
-                    self.failed += 1
-                    log.warning("ingest paused at %s offset %d: %s", tp, record.offset, exc)
-                    await self._call(self._commit, done)
-                    # The fetcher has moved past this batch: rewind every partition to its first
-                    # unfinished record so nothing is skipped.
-                    rewind = {p: done.get(p, recs[0].offset) for p, recs in batch.items()}
-                    await self._call(self._seek, rewind)
-                    await self._back_off()
-                    return
-                done[tp] = record.offset + 1
-                self._transient_streak = 0
+        # Partitions run concurrently (records of one URL share a key, hence a partition, so their
+        # order is kept); the embedder then batches chunks of several documents into one model call.
+        outcomes = await asyncio.gather(*(self._process_partition(tp, records) for tp, records in batch.items()))
+        done = {tp: offset for tp, (offset, _) in zip(batch, outcomes, strict=True) if offset is not None}
         await self._call(self._commit, done)
+        stops = [stop for _, stop in outcomes if stop is not None]
+        if any(isinstance(stop, _Transient) for stop in stops):
+            # The fetcher has moved past this batch: rewind every partition to its first unfinished
+            # record so nothing is skipped.
+            rewind = {tp: done.get(tp, records[0].offset) for tp, records in batch.items()}
+            await self._call(self._seek, rewind)
+            await self._back_off()
+
+    async def _process_partition(
+        self, tp: TopicPartition, records: list[Any]
+    ) -> tuple[int | None, BaseException | None]:
+        """Handles one partition's records in order; returns the next offset to commit (None if no
+        record finished) and the exception that stopped it early, if any."""
+        done: int | None = None
+        for record in records:
+            if self._stop.is_set():
+                return done, _Stopping()
+            try:
+                await self._handle(record)
+            except _Stopping as exc:
+                return done, exc
+            except _Transient as exc:
+                self.failed += 1
+                log.warning("ingest paused at %s offset %d: %s", tp, record.offset, exc)
+                return done, exc
+            done = record.offset + 1
+            self._transient_streak = 0
+        return done, None
 
     async def _handle(self, record: Any) -> None:
         # One CONSUMER span per record, in the trace of the question that published it.

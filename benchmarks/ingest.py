@@ -23,7 +23,7 @@ from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker, stop_broker
 from weaverbird_cli.stack import LocalStack, StackConfig
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
-from weaverbird_common.docs.loaders import load_bytes
+from weaverbird_common.docs.loaders import document_id_for, load_bytes
 from weaverbird_common.ingest_messages import IngestMessage, encode_ingest_message
 from weaverbird_embedder.backends import build_backend
 
@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
 
                 def send(url: str, text: str) -> None:
                     message = IngestMessage(url=url, title=url, text=text, found_at=datetime.now(UTC), origin="web")
-                    producer.send(INGEST_TOPIC, encode_ingest_message(message))
+                    # Keyed by document id like the orchestrator's publisher, so documents spread over partitions.
+                    producer.send(INGEST_TOPIC, encode_ingest_message(message), key=document_id_for(url).encode())
 
                 # One document first: it also waits out the consumer group's join.
                 before = points(stub)

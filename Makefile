@@ -43,7 +43,7 @@ integration: install
 lint: install
 	$(BIN)/ruff check .
 	# Only settings modules read the environment.
-	! grep -rn "os.environ\|os.getenv" --include=*.py services libs/common/src/weaverbird_common cli \
+	! grep -rnE "os\.getenv|os\.environ\.get\(|= *os\.environ\[" --include=*.py services libs/common/src/weaverbird_common cli \
 		| grep -v "settings.py"
 
 models: install

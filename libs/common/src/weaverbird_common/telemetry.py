@@ -237,7 +237,26 @@ def _wrap_handler(handler: grpc.RpcMethodHandler, method: str, on_start: _OnStar
     return handler  # client-streaming calls are not used by WeaverBird services
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):
+class _ObservingInterceptor(grpc.aio.ServerInterceptor):
+    """Calls `_on_start` when a call begins; the callback it returns runs when the call ends."""
+
+    def _on_start(
+        self, method: str, context: grpc.aio.ServicerContext
+    ) -> Callable[[grpc.StatusCode, BaseException | None], None]:
+        raise NotImplementedError
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        return _wrap_handler(handler, _method_label(handler_call_details.method), self._on_start)
+
+
+class MetricsInterceptor(_ObservingInterceptor):
     """Counts every unary and server-streaming call and times it, labelled with its final status code."""
 
     def __init__(self, service: str) -> None:
@@ -258,15 +277,6 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
         return on_end
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        return _wrap_handler(handler, _method_label(handler_call_details.method), self._on_start)
 
 
 # --------------------------------------------------------------------------------------------
@@ -353,7 +363,7 @@ def _end_span(span: trace.Span, code: grpc.StatusCode, exc: BaseException | None
         span.record_exception(exc)
 
 
-class TracingServerInterceptor(grpc.aio.ServerInterceptor):
+class TracingServerInterceptor(_ObservingInterceptor):
     """Continues the caller's trace (W3C traceparent in metadata) with a SERVER span per call.
 
     The span is current while the handler runs, so servicer logs carry its trace id and outgoing
@@ -384,15 +394,6 @@ class TracingServerInterceptor(grpc.aio.ServerInterceptor):
 
         return on_end
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        return _wrap_handler(handler, _method_label(handler_call_details.method), self._on_start)
 
 
 def tracing_metadata(metadata: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str]]:

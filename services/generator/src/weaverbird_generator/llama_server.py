@@ -123,7 +123,7 @@ class LlamaServer:
         return self._server is not None
 
     def start(self) -> LlamaServer:
-        """Loads the model and returns once /health answers 200; raises LlamaServerError otherwise."""
+        """Loads the model and returns once /health and /slots answer 200; raises LlamaServerError otherwise."""
         if self._base_url is not None:
             return self
         if not self.model_path.is_file():
@@ -156,7 +156,7 @@ class LlamaServer:
             server, self._server = self._server, None
             # xllamacpp has no stop(): ~Server() ends the main loop and closes the socket, and it runs
             # when the last reference goes; ours was the only one. It holds the GIL, and with a stream
-            # still in flight it sometimes takes ~30 s (measured: 2 of 6 tries), freezing this process.
+            # still in flight it sometimes takes ~30 s (measured: 2 of 5 tries), freezing this process.
             del server
         if self._proc is not None:
             proc, self._proc = self._proc, None

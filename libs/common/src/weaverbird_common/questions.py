@@ -8,7 +8,7 @@ from typing import Any
 
 # CJK ideographs (basic + extension A + compatibility). Kana/Hangul are left out on purpose:
 # the system only answers in English or Chinese, and Japanese kana should not count as Chinese.
-CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
 CJK_RE = re.compile(f"[{CJK_CLASS}]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 

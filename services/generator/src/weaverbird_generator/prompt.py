@@ -129,22 +129,3 @@ def build_messages(question: str, passages: Sequence[Passage], language: Languag
         {"role": "system", "content": _SYSTEM[language]},
         {"role": "user", "content": user},
     ]
-
-
-# CJK Unified Ideographs with extensions A and B-F, and compatibility ideographs.
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
-
-
-def detect_language(text: str) -> Language:
-    """'zh' when CJK characters make up at least half of the text's words, else 'en'.
-
-    A Chinese character is counted against a whole Latin word, not a Latin letter: one character carries
-    roughly a word's meaning, so "腾讯2023年Q4的revenue是多少" is Chinese while "What does 腾讯 mean?" is
-    English. Digits and punctuation do not count; empty text is 'en'.
-    """
-    cjk = len(_CJK.findall(text))
-    words = len(_LATIN_WORD.findall(text))
-    if cjk == 0:
-        return "en"
-    return "zh" if cjk >= words else "en"

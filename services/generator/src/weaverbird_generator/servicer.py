@@ -9,6 +9,7 @@ import grpc
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
 from weaverbird_common import telemetry
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
+from weaverbird_common.questions import detect_language
 
 from weaverbird_generator.llm_client import (
     ChatClient,
@@ -17,7 +18,7 @@ from weaverbird_generator.llm_client import (
     GeneratorTimeout,
     GeneratorUnavailable,
 )
-from weaverbird_generator.prompt import Passage, build_messages, detect_language
+from weaverbird_generator.prompt import Passage, build_messages
 from weaverbird_generator.settings import GeneratorSettings
 
 

@@ -120,6 +120,7 @@ class IngestConsumer:
         max_backoff_s: float = 30.0,
         poll_timeout_s: float = 1.0,
         max_document_bytes: int = 50 * 1024 * 1024,
+        concurrency: int = 4,
         consumer_factory: Callable[[KafkaSettings], Any] = _kafka_consumer,
         producer_factory: Callable[[KafkaSettings], Any] = _kafka_producer,
     ) -> None:
@@ -149,6 +150,8 @@ class IngestConsumer:
         self._max_backoff_s = max_backoff_s
         self._poll_timeout_ms = int(poll_timeout_s * 1000)
         self._max_document_bytes = max_document_bytes
+        # Documents processed at once (see _process_partition); the semaphore binds to the loop on first use.
+        self._slots = asyncio.Semaphore(concurrency)
         self._consumer_factory = consumer_factory
         self._producer_factory = producer_factory
         self._stop = threading.Event()
@@ -268,8 +271,6 @@ class IngestConsumer:
     # -- batch and record handling ----------------------------------------------------------------
 
     async def _process_batch(self, batch: dict[TopicPartition, list[Any]]) -> None:
-        # Partitions run concurrently (records of one URL share a key, hence a partition, so their
-        # order is kept); the embedder then batches chunks of several documents into one model call.
         outcomes = await asyncio.gather(*(self._process_partition(tp, records) for tp, records in batch.items()))
         done = {tp: offset for tp, (offset, _) in zip(batch, outcomes, strict=True) if offset is not None}
         await self._call(self._commit, done)
@@ -284,22 +285,45 @@ class IngestConsumer:
     async def _process_partition(
         self, tp: TopicPartition, records: list[Any]
     ) -> tuple[int | None, BaseException | None]:
-        """Handles one partition's records in order; returns the next offset to commit (None if no
-        record finished) and the exception that stopped it early, if any."""
+        """Handles one partition's records; returns the next offset to commit (None if the first record
+        did not finish) and the exception that stopped it early, if any.
+
+        Records with different keys (different documents) run concurrently, up to `concurrency` at a
+        time, so the embedder is never idle while a document is loaded or upserted; records of one key
+        keep their order. Only the unbroken run of finished records from the start is committed: a
+        record finished after a gap is redelivered, which deterministic ids make harmless.
+        """
+        finished: set[int] = set()
+        stop: BaseException | None = None
+        chains: dict[Any, list[Any]] = {}
+        for record in records:
+            chains.setdefault(record.key if record.key is not None else ("offset", record.offset), []).append(record)
+
+        async def run_chain(chain: list[Any]) -> None:
+            nonlocal stop
+            for record in chain:
+                async with self._slots:
+                    if stop is not None or self._stop.is_set():
+                        return
+                    try:
+                        await self._handle(record)
+                    except _Stopping as exc:
+                        stop = stop or exc
+                        return
+                    except _Transient as exc:
+                        self.failed += 1
+                        log.warning("ingest paused at %s offset %d: %s", tp, record.offset, exc)
+                        stop = stop or exc
+                        return
+                finished.add(record.offset)
+                self._transient_streak = 0
+
+        await asyncio.gather(*(run_chain(chain) for chain in chains.values()))
         done: int | None = None
         for record in records:
-            if self._stop.is_set():
-                return done, _Stopping()
-            try:
-                await self._handle(record)
-            except _Stopping as exc:
-                return done, exc
-            except _Transient as exc:
-                self.failed += 1
-                log.warning("ingest paused at %s offset %d: %s", tp, record.offset, exc)
-                return done, exc
+            if record.offset not in finished:
+                return done, stop or _Stopping()
             done = record.offset + 1
-            self._transient_streak = 0
         return done, None
 
     async def _handle(self, record: Any) -> None:

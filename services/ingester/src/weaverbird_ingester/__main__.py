@@ -39,7 +39,14 @@ async def main() -> None:
     if settings.kafka is not None:
         data_dir = Path(settings.data_dir)
         dedupe = DedupeIndex(data_dir / "ingest-dedupe.sqlite")
-        consumer = IngestConsumer(settings.kafka, writer, fetch_url, dedupe=dedupe, max_document_bytes=max_bytes)
+        consumer = IngestConsumer(
+            settings.kafka,
+            writer,
+            fetch_url,
+            dedupe=dedupe,
+            max_document_bytes=max_bytes,
+            concurrency=settings.consume_concurrency,
+        )
         publisher = IngestPublisher(settings.kafka)
         consumer_task = asyncio.create_task(consumer.run())
         metrics_task = asyncio.create_task(export_forever(consumer))

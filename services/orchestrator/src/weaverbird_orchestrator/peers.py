@@ -108,7 +108,13 @@ class GrpcPeers:
             question=question,
             language=language,
             passages=[
-                generator_pb2.ContextPassage(number=i, title=p.title, text=p.text, source=source_label(p))
+                # The section heading tells the model which period a figure belongs to ("Outlook" vs results).
+                generator_pb2.ContextPassage(
+                    number=i,
+                    title=f"{p.title} / {p.heading}" if p.heading else p.title,
+                    text=p.text,
+                    source=source_label(p),
+                )
                 for i, p in enumerate(passages, start=1)
             ],
             sampling=generator_pb2.SamplingParams(temperature=temperature, max_tokens=max_tokens),

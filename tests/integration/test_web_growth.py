@@ -95,3 +95,18 @@ def test_add_url_on_demand_refuses_private_addresses(stack: LocalStack, web_page
             ingester_pb2.AddDocumentRequest(url=web_page_server.url(AURORA_PATH), asynchronous=True), timeout=30
         )
         assert queued.queued and queued.document_id == added.document_id
+
+
+def test_a_request_filter_keeps_the_answer_local(orchestrator: Stub, web_search_server: SearchServer) -> None:
+    reply = orchestrator.Retrieve(
+        orchestrator_pb2.AskRequest(
+            question="What was Aurora Tidal Power's revenue?",
+            threshold=0.99,
+            filter=common_pb2.PayloadFilter(origin=common_pb2.ORIGIN_LOCAL),
+        ),
+        timeout=60,
+    )
+    assert reply.route.route == orchestrator_pb2.ROUTE_WEB
+    assert reply.route.web_status.startswith("skipped")
+    assert all(p.origin == common_pb2.ORIGIN_LOCAL for p in reply.passages)
+    assert web_search_server.requests == []

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 from fixtures.web_servers import AURORA_PATH, PageServer
-from weaverbird_common.errors import InvalidArgument
+from weaverbird_common.errors import InvalidArgument, Unavailable
 from weaverbird_common.web import PageFetcher, UnsafeUrl, UrlGuard
+from weaverbird_common.web.ssrf import HostUnresolvable
 
 pytest_plugins = ["fixtures.web_servers"]
 
@@ -207,3 +208,12 @@ async def test_refused_forms_never_reach_the_server(web_page_server: PageServer)
     assert not report.pages and not report.timed_out
     assert sorted(failure.url for failure in report.failed) == sorted(sneaky)
     assert web_page_server.requests == []
+
+
+async def test_a_resolver_hiccup_is_retryable_not_a_refusal() -> None:
+    async def flaky(host: str, port: int) -> Sequence[str]:
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    with pytest.raises(HostUnresolvable) as caught:
+        await UrlGuard(resolver=flaky).check("http://public.test/")
+    assert isinstance(caught.value, Unavailable) and not isinstance(caught.value, InvalidArgument)

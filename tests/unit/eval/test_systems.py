@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from weaverbird_eval import cli, datasets
+from weaverbird_eval.corpus import chunk_units
+from weaverbird_eval.systems import Bm25System, Tokenizer
+
+
+def test_chinese_is_segmented_into_words_not_one_token_per_sentence() -> None:
+    tokens = Tokenizer("zh")("贵州茅台2023年的营业收入是多少？")
+    assert "营业" in tokens or "营业收入" in tokens
+    assert "2023" in tokens
+    assert "？" not in tokens
+
+
+def test_english_drops_stop_words_and_stems() -> None:
+    assert Tokenizer("en")("The revenues of the companies") == ["revenu", "compani"]
+
+
+def test_bm25_finds_the_chinese_context_by_its_words(tiny_data: Path) -> None:
+    s = datasets.fineva(tiny_data)
+    chunks = chunk_units(s)
+    bm25 = Bm25System()
+    bm25.index(chunks.texts, "zh", "t")
+    [ranking] = bm25.search(["宁德时代在哪里建设新工厂？"], depth=10)
+    assert "宁德时代" in s.units[[u.id for u in s.units].index(chunks.unit_ids[ranking[0][0]])].text
+    assert bm25.search(["zzzz"], depth=10) == [[]]  # no shared term: nothing, not an error
+
+
+def test_retrieval_command_scores_bm25_and_an_embedder_on_every_dataset(tiny_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert cli.main(["retrieval", "--data", str(tiny_data), "--systems", "bm25,use", "--out", str(out)]) == 0
+    rows = json.loads((out / "retrieval.json").read_text())
+    assert {(r["dataset"], r["system"]) for r in rows} == {
+        (d, s) for d in ("financebench", "tatqa", "fineva") for s in ("bm25", "use")
+    }
+    for r in rows:
+        assert all(0.0 <= v <= 1.0 for v in r["metrics"].values())
+        assert r["metrics"]["R@10"] >= r["metrics"]["R@1"]
+    fb = {r["system"]: r["metrics"] for r in rows if r["dataset"] == "financebench"}
+    assert fb["bm25"]["R@1"] == pytest.approx(1.0)  # every question names its page's words
+    assert "| fineva | zh |" in (out / "retrieval.md").read_text()
+    assert (out / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_calibrate_sets_c_at_the_low_quantile_of_held_out_positives(tiny_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert cli.main(["calibrate", "--data", str(tiny_data), "--systems", "use", "--out", str(out)]) == 0
+    [result] = json.loads((out / "calibration.json").read_text())
+    assert result["model_id"].startswith("google/universal-sentence-encoder")
+    # Recompute the held-out positives independently: best cosine between a question and its gold chunks.
+    from weaverbird_embedder.backends import build_backend
+
+    backend = build_backend("use")
+    positives = []
+    for s in (datasets.load(n, tiny_data) for n in ("financebench", "tatqa", "fineva")):
+        chunks = chunk_units(s)
+        p = backend.embed(chunks.texts, "passage")
+        for q in s.queries:
+            if datasets.is_held_out(q.id):
+                qv = backend.embed([q.text], "query")[0]
+                gold = [i for i, u in enumerate(chunks.unit_ids) if u in q.relevant]
+                positives.append(float(np.max(p[gold] @ qv)))
+    low = sorted(positives)
+    assert low[0] - 1e-4 <= result["threshold"] <= low[1] + 1e-4
+    assert result["pairs_held_out"] == len(positives)
+    for d in result["datasets"]:
+        assert 0.0 <= d["web_share_dev"] <= 1.0 and 0.0 <= d["missing_stays_local"] <= 1.0
+    assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"

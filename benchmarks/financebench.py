@@ -14,6 +14,7 @@ class Question:
     id: str
     question: str
     doc_name: str
+    company: str
     evidence_pages: tuple[int, ...]  # 1-based, like our Page.number
 
 
@@ -27,6 +28,7 @@ def questions(data_dir: Path) -> list[Question]:
                     id=row["financebench_id"],
                     question=row["question"],
                     doc_name=row["doc_name"],
+                    company=row["company"],
                     evidence_pages=tuple(e["evidence_page_num"] + 1 for e in row["evidence"]),
                 )
             )

@@ -164,5 +164,49 @@ class Bm25System:
         self._retriever = None
 
 
+# ---------------------------------------------------------------------------------------------
+# Hybrid: BM25 and one embedder fused by reciprocal rank
+# ---------------------------------------------------------------------------------------------
+
+RRF_K = 60  # the constant of Cormack et al. (2009), also Qdrant's default for its RRF fusion
+
+
+def reciprocal_rank_fusion(rankings: Sequence[Ranking], depth: int, k: int = RRF_K) -> Ranking:
+    """Sum of 1 / (k + rank) over the input rankings; scores of different systems are never mixed."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, (index, _) in enumerate(ranking, start=1):
+            fused[index] = fused.get(index, 0.0) + 1.0 / (k + rank)
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:depth]
+
+
+class HybridSystem:
+    """`hybrid-<backend>`: what Qdrant's prefetch + RRF query would return for a sparse BM25 and a
+    dense leg. Measured here to price a hybrid retriever before building one into the service."""
+
+    def __init__(self, backend_name: str) -> None:
+        self.name = f"hybrid-{backend_name}"
+        self._bm25 = Bm25System()
+        self._dense = DenseSystem(backend_name)
+        self.backend = self._dense.backend
+
+    def index(self, texts: Sequence[str], language: str, label: str) -> None:
+        self._bm25.index(texts, language, label)
+        self._dense.index(texts, language, label)
+
+    def search(self, queries: Sequence[str], depth: int) -> list[Ranking]:
+        sparse = self._bm25.search(queries, depth)
+        dense = self._dense.search(queries, depth)
+        return [reciprocal_rank_fusion([s, d], depth) for s, d in zip(sparse, dense, strict=True)]
+
+    def close(self) -> None:
+        self._bm25.close()
+        self._dense.close()
+
+
 def build_system(name: str) -> System:
-    return Bm25System() if name == "bm25" else DenseSystem(name)
+    if name == "bm25":
+        return Bm25System()
+    if name.startswith("hybrid-"):
+        return HybridSystem(name.removeprefix("hybrid-"))
+    return DenseSystem(name)

@@ -10,7 +10,6 @@ and the ratio to bare embedding throughput measured in the same run (target: at 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -29,8 +28,7 @@ from weaverbird_embedder.backends import build_backend
 from weaverbird_eval.financebench_kb import page_documents
 
 from benchmarks.financebench import DEFAULT_DATA
-
-RESULTS = Path(__file__).resolve().parent / "results"
+from benchmarks.harness import write_result
 
 
 def page_texts(data: Path, count: int) -> list[tuple[str, str]]:
@@ -141,8 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bare embedding (same chunks, batches of 32): {bare_chunks_s:.1f} chunks/s")
     print(f"ratio ingest / bare embedding: {report['ratio_to_bare_embedding']:.2f} (target >= 0.80)")
     print(f"one document, Kafka to searchable: {to_searchable_ms:.0f} ms")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "ingest.json").write_text(json.dumps(report, indent=2))
+    write_result("ingest", report)
     return 0
 
 

@@ -11,10 +11,8 @@ Prints p50/p99 and the ratio orchestrator / (embed + search). Targets: p50 <= 25
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import grpc
@@ -33,9 +31,8 @@ from weaverbird_eval.financebench_kb import build_corpus, embed_corpus, page_doc
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 
 from benchmarks.financebench import DEFAULT_DATA, questions
+from benchmarks.harness import write_result
 from benchmarks.stats import percentiles, timed
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{report['ratio_to_service_rpcs_p50']:.2f}"
     )
     print(f"orchestrator p50 {report['orchestrator_retrieve']['p50_ms']:.1f} ms (target <= 25 ms)")
-    RESULTS.mkdir(exist_ok=True)
-    report["measured_at"] = time.strftime("%Y-%m-%d %H:%M:%S")
-    (RESULTS / "local_path.json").write_text(json.dumps(report, indent=2))
+    write_result("local_path", report)
     return 0
 
 

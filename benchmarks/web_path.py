@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from pathlib import Path
@@ -31,9 +30,9 @@ from weaverbird_embedder.backends import build_backend
 from weaverbird_orchestrator.web import SearxngProvider, WebPath
 from weaverbird_orchestrator.web_evidence import score_web_chunks
 
+from benchmarks.harness import write_result
 from benchmarks.stats import percentiles
 
-RESULTS = Path(__file__).resolve().parent / "results"
 QUESTION = "What was Aurora Tidal Power's revenue in fiscal 2025?"
 
 
@@ -88,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         f"(targets: p50 <= 1500, p99 <= {args.deadline * 1000:.0f})"
     )
     print(f"pages fetched/failed/timed out per run: {report['fetched_failed_timed_out']}")
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "web_path.json").write_text(json.dumps(report, indent=2))
+    write_result("web_path", report)
     return 0
 
 

@@ -1,0 +1,207 @@
+"""`make bench`: every stack benchmark in turn, then one markdown report of their numbers.
+
+Each benchmark runs in its own process (one stack at a time on this 2-core machine) and writes
+`<results>/<name>.json`; this module then renders `<results>/REPORT.md` from those files. A benchmark
+that fails is reported as failed and the others still run.
+
+    python -m benchmarks.suite [--quick] [--only local_path,web_path,...] [--report-only]
+
+`--quick` runs small versions into var/bench-quick so the committed full-size results stay intact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness import DEFAULT_RESULTS, REPO, RESULTS_ENV, machine_facts
+
+# name -> (full-size arguments, quick arguments)
+BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
+    "local_path": ([], ["--limit-pages", "1500", "--rounds", "1"]),
+    "web_path": ([], ["--runs", "5"]),
+    "ingest": ([], ["--docs", "20"]),
+    "concurrency": ([], ["--quick"]),
+    "ttft": ([], ["--quick", "--model", "smollm2"]),
+    "fallback_replay": ([], ["--quick"]),
+}
+
+
+def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
+    return f"{block[key]:.1f}" if block else "n/a"
+
+
+def _local_path(r: dict[str, Any]) -> list[str]:
+    return [
+        f"FinanceBench corpus, {r['chunks']} chunks, embedder `{r['backend']}`, generation excluded.",
+        "",
+        "| step | p50 ms | p99 ms |",
+        "|---|---|---|",
+        *(
+            f"| {label} | {_ms(r[key])} | {_ms(r[key], 'p99_ms')} |"
+            for label, key in (
+                ("bare embedding (in process)", "embed"),
+                ("bare search (in process)", "search"),
+                ("Embed RPC to the embedder service", "embed_service_rpc"),
+                ("Search RPC to the retriever service", "search_service_rpc"),
+                ("orchestrator Retrieve over gRPC", "orchestrator_retrieve"),
+            )
+        ),
+        "",
+        f"Ratio orchestrator / (bare embed + bare search) at p50: **{r['ratio_p50']:.2f}** (target 1.3); "
+        f"orchestrator / (Embed RPC + Search RPC): **{r['ratio_to_service_rpcs_p50']:.2f}**.",
+    ]
+
+
+def _web_path(r: dict[str, Any]) -> list[str]:
+    w = r["web_path"]
+    return [
+        f"Search, fetch N={r['pages']} pages (one hangs), extract, embed, score; deadline {r['deadline_s']} s.",
+        "",
+        f"p50 **{w['p50_ms']:.0f} ms**, p99 **{w['p99_ms']:.0f} ms** over {w['n']} runs; "
+        f"within the deadline: {r['within_deadline_share']:.0%}.",
+    ]
+
+
+def _ingest(r: dict[str, Any]) -> list[str]:
+    return [
+        f"{r['documents']} FinanceBench pages as documents ({r['chunks']} chunks) through Kafka and the ingester.",
+        "",
+        "| measure | value |",
+        "|---|---|",
+        f"| ingest throughput | {r['chunks_per_s']:.1f} chunks/s ({r['documents_per_s']:.1f} documents/s) |",
+        f"| bare embedding | {r['bare_embedding_chunks_per_s']:.1f} chunks/s |",
+        f"| ratio ingest / bare embedding | **{r['ratio_to_bare_embedding']:.2f}** |",
+        f"| Kafka publish to searchable, one document | {r['kafka_to_searchable_ms_one_document']:.0f} ms |",
+    ]
+
+
+def _concurrency(r: dict[str, Any]) -> list[str]:
+    lines = [
+        f"Closed-loop clients against the orchestrator; model {r['model']}; KB {r['kb']}; "
+        f"Ask with max_tokens {r['max_tokens']}.",
+        "",
+        "| mode | clients | requests | errors | req/s | p50 ms | p99 ms | first token p50 ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for lv in r["levels"]:
+        first = lv.get("first_token")
+        errors = lv["errors"] if not lv["errors_by_code"] else f"{lv['errors']} {lv['errors_by_code']}"
+        lines.append(
+            f"| {lv['mode']} | {lv['clients']} | {lv['requests']} | {errors} | {lv['throughput_rps']:.1f} | "
+            f"{_ms(lv['latency'])} | {_ms(lv['latency'], 'p99_ms')} | {_ms(first) if first else '-'} |"
+        )
+    return lines
+
+
+def _ttft(r: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{r['model_note']}; {r['passages_per_prompt']} passages of about {r['passage_tokens_estimate']} "
+        "tokens per prompt, through the generator's GenerateStream.",
+        "",
+        "| language | prompt tokens | TTFT p50 ms | TTFT p99 ms | prompt tok/s | decode tok/s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for lang, s in r["by_language"].items():
+        lines.append(
+            f"| {lang} | {s['prompt_tokens_mean']:.0f} | {s['ttft']['p50_ms']:.0f} | {s['ttft']['p99_ms']:.0f} | "
+            f"{s['prompt_tokens_per_s_p50']:.1f} | {s['decode_tokens_per_s_p50']:.1f} |"
+        )
+    return lines
+
+
+def _fallback_replay(r: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{r['questions']} FinanceBench questions in a seeded random order; their {r['filings_on_web']} filings "
+        f"start on the (local) web, the KB starts with the demo notes; embedder `{r['embedder']}`, "
+        f"c = {r['threshold_c']}.",
+        "",
+        "| window | questions | fallback rate | local | local, top passage from own filing | documents queued "
+        "| KB points |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    rows = [*r["first_pass"], *([{**r["second_pass"], "window": "second pass"}] if r.get("second_pass") else [])]
+    for w in rows:
+        lines.append(
+            f"| {w['window']} | {w['questions']} | {w['fallback_rate']:.2f} | {w['local']} | "
+            f"{w['local_from_own_filing']} | {w['documents_queued']} | {w['kb_points']} |"
+        )
+    return lines
+
+
+SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
+    "local_path": ("Local retrieval path", _local_path),
+    "web_path": ("Web path under its deadline", _web_path),
+    "ingest": ("Ingest throughput", _ingest),
+    "concurrency": ("Orchestrator under concurrent load", _concurrency),
+    "ttft": ("Time to first token of the local model", _ttft),
+    "fallback_replay": ("Fallback replay: the KB grows through Kafka", _fallback_replay),
+}
+
+
+def report(results: Path, failed: dict[str, str]) -> str:
+    lines = ["# WeaverBird benchmark report", ""]
+    facts = machine_facts()
+    lines += [
+        f"Rendered {time.strftime('%Y-%m-%d %H:%M')} on {facts['cpu_count']} cores ({facts['cpu_model']}), "
+        f"{facts.get('memory_gib', '?')} GiB, commit {facts['git_commit']}. "
+        "Each section says when it was measured; tests never assert on these numbers.",
+        "",
+    ]
+    for name, (title, render) in SECTIONS.items():
+        lines += [f"## {title}", ""]
+        path = results / f"{name}.json"
+        if name in failed:
+            lines += [f"**Failed in this run**: {failed[name]}", ""]
+        if not path.exists():
+            lines += [f"Not measured (`python -m benchmarks.{name}`).", ""]
+            continue
+        data = json.loads(path.read_text())
+        try:
+            lines += render(data)
+        except (KeyError, TypeError) as exc:  # an older result file without a newer field
+            lines += [f"Result file {path.name} lacks {exc}; rerun `python -m benchmarks.{name}`."]
+        when = data.get("measured_at", "unknown time")
+        load = data.get("machine", {}).get("loadavg_1_5_15")
+        lines += ["", f"_Measured {when}" + (f", load average {load}_" if load else "_"), ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small runs into var/bench-quick")
+    parser.add_argument("--only", default=",".join(BENCHMARKS), help="comma list of benchmarks to run")
+    parser.add_argument("--report-only", action="store_true", help="render REPORT.md from existing results")
+    args = parser.parse_args(argv)
+    results = REPO / "var" / "bench-quick" if args.quick else Path(os.environ.get(RESULTS_ENV) or DEFAULT_RESULTS)
+    results.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, RESULTS_ENV: str(results)}
+    failed: dict[str, str] = {}
+    names = [] if args.report_only else [n.strip() for n in args.only.split(",") if n.strip()]
+    for index, name in enumerate(names, start=1):
+        if name not in BENCHMARKS:
+            print(f"error: unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}", file=sys.stderr)
+            return 2
+        full, quick = BENCHMARKS[name]
+        command = [sys.executable, "-m", f"benchmarks.{name}", *(quick if args.quick else full)]
+        print(f"\n=== [{index}/{len(names)}] {' '.join(command[1:])}", flush=True)
+        start = time.perf_counter()
+        code = subprocess.run(command, cwd=REPO, env=env, check=False).returncode
+        print(f"=== {name}: exit {code} after {time.perf_counter() - start:.0f} s", flush=True)
+        if code != 0:
+            failed[name] = f"exit code {code}"
+    path = results / "REPORT.md"
+    path.write_text(report(results, failed), encoding="utf-8")
+    print(f"\nwrote {path}" + (f"; failed: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

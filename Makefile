@@ -6,12 +6,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTO_OUT := libs/common/src
 
-.PHONY: help install proto test unit integration lint run models bench bench-components clean
+.PHONY: help install proto test unit integration lint run models bench bench-quick bench-components eval clean
 
 help:
 	@echo "make run    - install, load the demo knowledge base, start all services, print how to ask"
 	@echo "make test   - install, then run unit and integration tests (real services on 127.0.0.1)"
-	@echo "make bench  - local path, web path and ingest benchmarks (needs ../shared/data)"
+	@echo "make bench  - every latency/throughput benchmark, then benchmarks/results/REPORT.md (needs ../shared/data)"
+	@echo "make eval   - retrieval metrics, threshold calibration, answer quality (needs ../shared/data)"
 	@echo "make lint   - ruff"
 
 $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt requirements/eval.txt pyproject.toml
@@ -54,10 +55,17 @@ models: install
 run: install models
 	$(BIN)/weaverbird up
 
-bench: install
-	$(BIN)/python -m benchmarks.local_path
-	$(BIN)/python -m benchmarks.web_path
-	$(BIN)/python -m benchmarks.ingest
+bench: install models
+	$(BIN)/python -m benchmarks.suite
+
+bench-quick: install
+	$(BIN)/python -m benchmarks.suite --quick
+
+# Retrieval metrics (BM25, each embedder, hybrid), threshold c per embedder, answer quality with Qwen.
+eval: install models
+	$(BIN)/weaverbird eval retrieval --max-pages 500
+	$(BIN)/weaverbird eval calibrate --max-pages 500
+	$(BIN)/weaverbird eval answers
 
 bench-components: install
 	$(BIN)/python -m benchmarks.embedders

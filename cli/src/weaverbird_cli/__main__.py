@@ -1,4 +1,4 @@
-"""`weaverbird` command line: ask, ingest, add, up, models."""
+"""`weaverbird` command line: ask, ingest, add, up, models, eval."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ from weaverbird_cli.settings import CliSettings
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["eval"]:
+        # The evaluation harness has its own options and heavier dependencies (requirements/eval.txt).
+        from weaverbird_eval.cli import main as eval_main
+
+        return eval_main(argv[1:])
     settings = CliSettings()
     parser = argparse.ArgumentParser(prog="weaverbird", description="WeaverBird financial question answering.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -32,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")
+    sub.add_parser("eval", help="retrieval | calibrate | answers on ../shared/data (see `weaverbird eval -h`)")
 
     args = parser.parse_args(argv)
     if args.command == "ask":

@@ -71,3 +71,15 @@ def test_calibrate_sets_c_at_the_low_quantile_of_held_out_positives(tiny_data: P
     for d in result["datasets"]:
         assert 0.0 <= d["web_share_dev"] <= 1.0 and 0.0 <= d["missing_stays_local"] <= 1.0
     assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_reciprocal_rank_fusion_rewards_agreement_and_breaks_ties_by_index() -> None:
+    from weaverbird_eval.systems import reciprocal_rank_fusion
+
+    sparse = [(7, 12.0), (3, 9.0), (5, 1.0)]
+    dense = [(3, 0.9), (8, 0.8), (7, 0.1)]
+    fused = reciprocal_rank_fusion([sparse, dense], depth=3, k=60)
+    assert [i for i, _ in fused] == [3, 7, 8]  # 3: ranks 2+1, 7: ranks 1+3, 8: rank 2 once
+    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
+    # Equal evidence (one first place each): the lower index comes first, so runs are reproducible.
+    assert [i for i, _ in reciprocal_rank_fusion([[(9, 1.0)], [(4, 1.0)]], depth=2)] == [4, 9]

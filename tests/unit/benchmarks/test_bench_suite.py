@@ -1,0 +1,78 @@
+"""The benchmark suite's report and the fallback replay's web corpus, on small synthetic inputs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO))  # `benchmarks` is a top-level folder, not an installed package
+
+from benchmarks import fallback_replay, suite  # noqa: E402
+from benchmarks.financebench import Question  # noqa: E402
+
+
+def _percentiles(p50: float, p99: float) -> dict[str, float]:
+    return {"p50_ms": p50, "p99_ms": p99, "mean_ms": p50, "n": 10}
+
+
+def test_report_renders_measured_numbers_and_marks_missing_and_failed(tmp_path: Path) -> None:
+    (tmp_path / "local_path.json").write_text(
+        json.dumps(
+            {
+                "chunks": 1234,
+                "backend": "use",
+                "embed": _percentiles(4.0, 7.0),
+                "search": _percentiles(2.5, 4.0),
+                "embed_service_rpc": _percentiles(5.5, 9.0),
+                "search_service_rpc": _percentiles(4.5, 7.0),
+                "orchestrator_retrieve": _percentiles(13.25, 16.0),
+                "ratio_p50": 2.04,
+                "ratio_to_service_rpcs_p50": 1.33,
+                "measured_at": "2026-11-23 10:00:00",
+            }
+        )
+    )
+    (tmp_path / "web_path.json").write_text(json.dumps({"pages": 5}))  # an old file without the numbers
+    text = suite.report(tmp_path, failed={"ingest": "exit code 1"})
+    local = text.split("## Local retrieval path")[1].split("## ")[0]
+    assert "| orchestrator Retrieve over gRPC | 13.2 | 16.0 |" in local
+    assert "**2.04**" in local and "**1.33**" in local and "1234 chunks" in local
+    assert "lacks 'web_path'" in text
+    ingest = text.split("## Ingest throughput")[1].split("## ")[0]
+    assert "Failed in this run" in ingest and "Not measured" in ingest
+    assert text.count("Not measured") == len(suite.SECTIONS) - 2  # all but local_path and web_path
+
+
+def test_suite_rejects_an_unknown_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEAVERBIRD_BENCH_RESULTS", str(tmp_path))
+    assert suite.main(["--only", "no_such_benchmark"]) == 2
+
+
+def test_filing_pages_hold_evidence_pages_and_neighbours_and_search_maps_companies(tmp_path: Path) -> None:
+    fb = tmp_path / "financebench"
+    fb.mkdir()
+    rows = [("ACME_2022_10K", n, f"ACME page {n + 1} text") for n in range(8)]
+    rows.append(("BOLT_2023_10K", 0, "Bolt page 1 <b>bold</b> text"))
+    lines = [json.dumps({"doc_name": d, "page_num": n, "text": t}) for d, n, t in rows]
+    fb.joinpath("pages.jsonl").write_text("\n".join(lines))
+    qs = [
+        Question("q1", "What was ACME's revenue?", "ACME_2022_10K", "ACME", (4,)),
+        Question("q2", "Bolt margin?", "BOLT_2023_10K", "Bolt", (1,)),
+    ]
+    filings = fallback_replay.filings(tmp_path, qs)
+    acme = filings["ACME_2022_10K"].html
+    assert [f"page {n} text" in acme for n in range(1, 9)] == [False, False, True, True, True, False, False, False]
+    assert "&lt;b&gt;bold&lt;/b&gt;" in filings["BOLT_2023_10K"].html  # page text is escaped, never markup
+
+    class Server:
+        def url(self, path: str) -> str:
+            return f"http://127.0.0.1:1{path}"
+
+    results = fallback_replay.search_results(filings, Server(), pages=5)  # type: ignore[arg-type]
+    assert set(results) == {"acme", "bolt"}
+    assert results["acme"][0].url == "http://127.0.0.1:1/filings/ACME_2022_10K.html"
+    assert fallback_replay._doc_of(results["bolt"][0].url) == "BOLT_2023_10K"

@@ -39,7 +39,7 @@ def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow
         system = build_system(name)
         try:
             start = time.perf_counter()
-            system.index(chunks.texts, evalset.language, label)
+            system.index(chunks.texts, evalset.language, label, chunks.metadata)
             index_s = time.perf_counter() - start
             rankings, times = [], []
             for q in evalset.queries:  # one at a time, as users ask, so the latency is per question

@@ -9,14 +9,16 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from tqdm import tqdm
+from weaverbird_common.questions import filters_from_question
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 
 Ranking = list[tuple[int, float]]  # (chunk index, score), best first
+Metadata = Sequence[dict[str, Any]]  # payload filter fields per chunk (company, year, quarter)
 
 CACHE = Path("var") / "eval-cache"
 
@@ -24,7 +26,7 @@ CACHE = Path("var") / "eval-cache"
 class System(Protocol):
     name: str
 
-    def index(self, texts: Sequence[str], language: str, label: str) -> None: ...
+    def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None: ...
 
     def search(self, queries: Sequence[str], depth: int) -> list[Ranking]: ...
 
@@ -38,11 +40,18 @@ class System(Protocol):
 
 class DenseSystem:
     """Embeds chunks as passages (cached on disk per model and corpus), loads them into a fresh Edge
-    collection, and searches it with query embeddings: the services' own code without the gRPC hops."""
+    collection, and searches it with query embeddings: the services' own code without the gRPC hops.
 
-    def __init__(self, backend_name: str, cache: Path = CACHE) -> None:
+    With `filters=True` (system name `filtered-<backend>`) it searches as the orchestrator does with
+    metadata filters: company / year / quarter taken from the question narrow the search first, and
+    the unfiltered results fill the ranking after them, so a wrong guess never hides the KB."""
+
+    def __init__(self, backend_name: str, cache: Path = CACHE, filters: bool = False) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
+        self.backend_name = backend_name  # cache key: filtered and plain runs share embeddings
+        self.filters = filters
+        self._companies: list[str] = []
         self._cache = cache
         self._dir = Path(tempfile.mkdtemp(prefix="weaverbird-eval-"))
         self._store = None
@@ -51,7 +60,7 @@ class DenseSystem:
 
     def embed_passages(self, texts: Sequence[str], label: str) -> np.ndarray:
         digest = hashlib.sha1("\x00".join([self.backend.model_id, *texts]).encode()).hexdigest()[:16]
-        path = self._cache / f"{label}-{self.name}-{digest}.npy"
+        path = self._cache / f"{label}-{self.backend_name}-{digest}.npy"
         if path.exists():
             return np.load(path)
         step = self.backend.max_batch_size
@@ -70,7 +79,9 @@ class DenseSystem:
             [self.backend.embed(list(queries[i : i + step]), "query") for i in range(0, len(queries), step)]
         )
 
-    def index(self, texts: Sequence[str], language: str, label: str) -> None:
+    def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None:
+        metadata = metadata or [{} for _ in texts]
+        self._companies = sorted({m["company"] for m in metadata if m.get("company")})
         self.passages = self.embed_passages(texts, label)
         if self._store is not None:
             self._store.close()
@@ -79,10 +90,10 @@ class DenseSystem:
         self._store.ensure_collection(self.backend.dimension)
         self._ids = {}
         records = []
-        for i, (text, vector) in enumerate(zip(texts, self.passages, strict=True)):
+        for i, (text, vector, meta) in enumerate(zip(texts, self.passages, metadata, strict=True)):
             pid = point_id(label, i)
             self._ids[pid] = i
-            records.append(ChunkRecord(pid, vector, text, {"document_id": label, "chunk_index": i}))
+            records.append(ChunkRecord(pid, vector, text, {"document_id": label, "chunk_index": i, **meta}))
         for start in range(0, len(records), 1000):
             self._store.upsert(records[start : start + 1000])
         self._store.optimize()  # build HNSW now, as the retriever does after a bulk load
@@ -90,7 +101,16 @@ class DenseSystem:
     def search(self, queries: Sequence[str], depth: int) -> list[Ranking]:
         assert self._store is not None, "index() first"
         vectors = self.embed_queries(queries)
-        return [[(self._ids[h.id], h.score) for h in self._store.search(v, depth)] for v in vectors]
+        out = []
+        for query, vector in zip(queries, vectors, strict=True):
+            ranking = [(self._ids[h.id], h.score) for h in self._store.search(vector, depth)]
+            found = filters_from_question(query, self._companies) if self.filters else {}
+            if found:
+                narrowed = [(self._ids[h.id], h.score) for h in self._store.search(vector, depth, found)]
+                seen = {i for i, _ in narrowed}
+                ranking = (narrowed + [(i, s) for i, s in ranking if i not in seen])[:depth]
+            out.append(ranking)
+        return out
 
     def close(self) -> None:
         if self._store is not None:
@@ -138,7 +158,7 @@ class Bm25System:
         self._tokenize: Tokenizer | None = None
         self._size = 0
 
-    def index(self, texts: Sequence[str], language: str, label: str) -> None:
+    def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None:
         import bm25s
 
         self._tokenize = Tokenizer(language)
@@ -190,9 +210,9 @@ class HybridSystem:
         self._dense = DenseSystem(backend_name)
         self.backend = self._dense.backend
 
-    def index(self, texts: Sequence[str], language: str, label: str) -> None:
+    def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None:
         self._bm25.index(texts, language, label)
-        self._dense.index(texts, language, label)
+        self._dense.index(texts, language, label, metadata)
 
     def search(self, queries: Sequence[str], depth: int) -> list[Ranking]:
         sparse = self._bm25.search(queries, depth)
@@ -209,4 +229,8 @@ def build_system(name: str) -> System:
         return Bm25System()
     if name.startswith("hybrid-"):
         return HybridSystem(name.removeprefix("hybrid-"))
+    if name.startswith("filtered-"):
+        system = DenseSystem(name.removeprefix("filtered-"), filters=True)
+        system.name = name
+        return system
     return DenseSystem(name)

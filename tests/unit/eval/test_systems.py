@@ -83,3 +83,36 @@ def test_reciprocal_rank_fusion_rewards_agreement_and_breaks_ties_by_index() -> 
     assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
     # Equal evidence (one first place each): the lower index comes first, so runs are reproducible.
     assert [i for i, _ in reciprocal_rank_fusion([[(9, 1.0)], [(4, 1.0)]], depth=2)] == [4, 9]
+
+
+def test_filtered_dense_ranks_the_named_company_first_and_still_returns_the_rest(tmp_path: Path) -> None:
+    from weaverbird_eval.systems import build_system
+
+    texts = [
+        "Operating margin was 14.2% in 2023, up from 12.0% in 2022.",  # closest wording, wrong company
+        "Board of directors and executive officers, 2023.",
+        "ACME capital expenditures were $212 million in 2023.",
+    ]
+    metadata = [{"company": "ACME", "year": 2023}, {"company": "BOLT", "year": 2023}, {"company": "ACME", "year": 2023}]
+    system = build_system("filtered-use")
+    system._cache = tmp_path  # type: ignore[attr-defined]  # keep the test's embeddings out of var/
+    try:
+        system.index(texts, "en", "filters", metadata)
+        [ranking] = system.search(["What was Bolt's operating margin in 2023?"], depth=10)
+        [plain] = build_system_search(texts, tmp_path, "What was Bolt's operating margin in 2023?")
+    finally:
+        system.close()
+    assert ranking[0][0] == 1  # the only BOLT chunk leads
+    assert sorted(i for i, _ in ranking) == [0, 1, 2]  # the unfiltered hits follow, none lost
+    assert plain[0][0] == 0  # without filters the ACME sentence wins: the filter changed the order
+
+
+def build_system_search(texts: list[str], cache: Path, query: str) -> list[list[tuple[int, float]]]:
+    from weaverbird_eval.systems import DenseSystem
+
+    system = DenseSystem("use", cache=cache)
+    try:
+        system.index(texts, "en", "filters")
+        return system.search([query], depth=10)
+    finally:
+        system.close()

@@ -20,7 +20,7 @@ from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.docs.metadata import metadata_from_filename
 from weaverbird_embedder.backends import build_backend
 
-CACHE = Path("var") / "eval-cache"
+from weaverbird_eval.cache import cache_dir
 
 
 def page_documents(
@@ -78,8 +78,9 @@ def build_corpus(documents: list[Document]) -> tuple[list[dict], list[str]]:
     return payloads, texts
 
 
-def embed_corpus(backend_name: str, texts: list[str], cache: Path = CACHE) -> np.ndarray:
+def embed_corpus(backend_name: str, texts: list[str], cache: Path | None = None) -> np.ndarray:
     """Passage vectors, cached on disk by backend and corpus hash (embedding dominates set-up time)."""
+    cache = cache or cache_dir()
     digest = hashlib.sha1("\x00".join(texts).encode()).hexdigest()[:12]
     path = cache / f"kb-{backend_name}-{digest}.npy"
     if path.exists():

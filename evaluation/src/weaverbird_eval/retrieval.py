@@ -35,6 +35,8 @@ def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow
     label = f"{evalset.name}-{len(evalset.units)}"
     relevant = {q.id: q.relevant for q in evalset.queries}
     rows = []
+    if not any(chunks.metadata):  # nothing to filter on: filtered-* would repeat its plain backend's row
+        system_names = [n for n in system_names if not n.startswith("filtered-")]
     for name in system_names:
         system = build_system(name)
         try:

@@ -17,10 +17,11 @@ from weaverbird_common.questions import filters_from_question
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 
+from weaverbird_eval.cache import cache_dir
+
 Ranking = list[tuple[int, float]]  # (chunk index, score), best first
 Metadata = Sequence[dict[str, Any]]  # payload filter fields per chunk (company, year, quarter)
 
-CACHE = Path("var") / "eval-cache"
 
 
 class System(Protocol):
@@ -46,13 +47,13 @@ class DenseSystem:
     metadata filters: company / year / quarter taken from the question narrow the search first, and
     the unfiltered results fill the ranking after them, so a wrong guess never hides the KB."""
 
-    def __init__(self, backend_name: str, cache: Path = CACHE, filters: bool = False) -> None:
+    def __init__(self, backend_name: str, cache: Path | None = None, filters: bool = False) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
         self.backend_name = backend_name  # cache key: filtered and plain runs share embeddings
         self.filters = filters
         self._companies: list[str] = []
-        self._cache = cache
+        self._cache = cache or cache_dir()
         self._dir = Path(tempfile.mkdtemp(prefix="weaverbird-eval-"))
         self._store = None
         self._ids: dict[str, int] = {}

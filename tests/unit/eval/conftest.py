@@ -84,3 +84,11 @@ def tiny_data(tmp_path: Path) -> Path:
             for rid, ctx, q in items:
                 writer.writerow([rid, ctx, q, "", "", "", "", ""])
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def eval_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Embedding caches of the tests go to a temporary folder, never to the repository's var/."""
+    path = tmp_path_factory.mktemp("eval-cache")
+    monkeypatch.setenv("WEAVERBIRD_EVAL_CACHE", str(path))
+    return path

@@ -95,7 +95,6 @@ def test_filtered_dense_ranks_the_named_company_first_and_still_returns_the_rest
     ]
     metadata = [{"company": "ACME", "year": 2023}, {"company": "BOLT", "year": 2023}, {"company": "ACME", "year": 2023}]
     system = build_system("filtered-use")
-    system._cache = tmp_path  # type: ignore[attr-defined]  # keep the test's embeddings out of var/
     try:
         system.index(texts, "en", "filters", metadata)
         [ranking] = system.search(["What was Bolt's operating margin in 2023?"], depth=10)

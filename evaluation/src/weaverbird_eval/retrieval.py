@@ -88,13 +88,17 @@ def markdown(rows: list[RetrievalRow]) -> str:
             f"{m['R@1']:.3f} | {m['R@3']:.3f} | {m['R@5']:.3f} | {m['R@10']:.3f} | {m['MAP@10']:.3f} | "
             f"{m['MRR']:.3f} | {m['nDCG@10']:.3f} | {r.query_ms_p50:.1f} |"
         )
-    lines += ["", "| dataset | system | k | P@k | R@k | F1@k | MAP@k | MAR@k |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| dataset (chunks) | system | k | P@k | R@k | F1@k | MAP@k | MAR@k |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         for k in KS:
             m = r.metrics
             lines.append(
-                f"| {r.dataset} | {r.system} | {k} | {m[f'P@{k}']:.3f} | {m[f'R@{k}']:.3f} | {m[f'F1@{k}']:.3f} | "
-                f"{m[f'MAP@{k}']:.3f} | {m[f'MAR@{k}']:.3f} |"
+                f"| {r.dataset} ({r.chunks}) | {r.system} | {k} | {m[f'P@{k}']:.3f} | {m[f'R@{k}']:.3f} | "
+                f"{m[f'F1@{k}']:.3f} | {m[f'MAP@{k}']:.3f} | {m[f'MAR@{k}']:.3f} |"
             )
     return "\n".join(lines) + "\n"
 

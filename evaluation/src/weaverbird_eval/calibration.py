@@ -55,12 +55,15 @@ def pair_scores(system: DenseSystem, evalset: EvalSet) -> PairScores:
     queries = system.embed_queries([q.text for q in evalset.queries])
     units = np.asarray(chunks.unit_ids)
     sims = queries @ passages.T  # unit vectors, so the cosine
-    pos, neg = [], []
+    held, pos, neg = [], [], []
     for q, row in zip(evalset.queries, sims, strict=True):
         gold = np.isin(units, list(q.relevant))
+        if not gold.any():  # gold units the chunker left empty (a blank table): no pair to score
+            continue
+        held.append(is_held_out(q.id))
         pos.append(float(row[gold].max()))
         neg.append(float(row[~gold].max()))
-    return PairScores(evalset.name, [is_held_out(q.id) for q in evalset.queries], pos, neg)
+    return PairScores(evalset.name, held, pos, neg)
 
 
 def calibrate(

@@ -115,3 +115,22 @@ def build_system_search(texts: list[str], cache: Path, query: str) -> list[list[
         return system.search([query], depth=10)
     finally:
         system.close()
+
+
+def test_calibration_skips_questions_whose_gold_unit_has_no_text() -> None:
+    from weaverbird_eval.calibration import pair_scores
+    from weaverbird_eval.datasets import EvalSet, Query, Unit
+    from weaverbird_eval.systems import DenseSystem
+
+    units = [Unit("a", "ACME", "Revenue was $5 million."), Unit("blank", "ACME", "  "), Unit("b", "BOLT", "Margin 9%.")]
+    queries = [
+        Query("q1", "What was revenue?", frozenset({"a"})),
+        Query("q2", "What is in the blank table?", frozenset({"blank"})),
+    ]
+    system = DenseSystem("use")
+    try:
+        scores = pair_scores(system, EvalSet("tiny", "en", units, queries))
+    finally:
+        system.close()
+    assert len(scores.positive) == len(scores.negative) == len(scores.held_out) == 1
+    assert scores.positive[0] > scores.negative[0]  # the revenue sentence beats the margin one

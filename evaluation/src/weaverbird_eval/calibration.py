@@ -20,6 +20,7 @@ from weaverbird_eval.datasets import EvalSet, is_held_out
 from weaverbird_eval.systems import DenseSystem
 
 QUANTILE = 0.01
+TRADEOFF_QUANTILES = (0.01, 0.05, 0.10, 0.25, 0.50)
 
 
 @dataclass
@@ -47,6 +48,30 @@ class Calibration:
     quantile: float
     pairs_held_out: int
     datasets: list[DatasetReport] = field(default_factory=list)
+    # Other choices of c on the pooled dev pairs: what each costs in both directions.
+    tradeoff: list[Tradeoff] = field(default_factory=list)
+
+
+@dataclass
+class Tradeoff:
+    rule: str
+    threshold: float
+    web_share_dev: float
+    missing_stays_local: float
+
+
+def tradeoff(held_positive: np.ndarray, dev_pos: np.ndarray, dev_neg: np.ndarray) -> list[Tradeoff]:
+    """c at several quantiles of the held-out positives, and the c where both error shares meet."""
+    best = np.maximum(dev_pos, dev_neg)
+
+    def at(rule: str, c: float) -> Tradeoff:
+        return Tradeoff(rule, round(c, 4), float(np.mean(best < c)), float(np.mean(dev_neg >= c)))
+
+    rows = [at(f"{q:.0%} quantile of positives", float(np.quantile(held_positive, q))) for q in TRADEOFF_QUANTILES]
+    grid = np.unique(np.concatenate([dev_pos, dev_neg]))
+    gaps = [abs(np.mean(best < c) - np.mean(dev_neg >= c)) for c in grid]
+    rows.append(at("equal error (answerable to web = missing kept local)", float(grid[int(np.argmin(gaps))])))
+    return rows
 
 
 def pair_scores(system: DenseSystem, evalset: EvalSet) -> PairScores:
@@ -70,9 +95,12 @@ def calibrate(
     system: DenseSystem, sets: list[EvalSet], quantile: float = QUANTILE
 ) -> tuple[Calibration, list[PairScores]]:
     scores = [pair_scores(system, s) for s in sets]
+    dev_pos = np.asarray([p for s in scores for p, h in zip(s.positive, s.held_out, strict=True) if not h])
+    dev_neg = np.asarray([n for s in scores for n, h in zip(s.negative, s.held_out, strict=True) if not h])
     held = np.asarray([p for s in scores for p, h in zip(s.positive, s.held_out, strict=True) if h])
     c = float(np.quantile(held, quantile))
     result = Calibration(system.name, system.backend.model_id, round(c, 4), quantile, int(held.size))
+    result.tradeoff = tradeoff(held, dev_pos, dev_neg)
     for s in scores:
         dev = ~np.asarray(s.held_out)
         pos, neg = np.asarray(s.positive), np.asarray(s.negative)
@@ -101,6 +129,16 @@ def markdown(results: list[Calibration]) -> str:
             lines.append(
                 f"| {r.backend} | {r.threshold:.3f} | {r.pairs_held_out} | {d.dataset} | {d.queries_dev} | "
                 f"{d.web_share_dev:.1%} | {d.missing_stays_local:.1%} | {d.own_c:.3f} |"
+            )
+    lines += [
+        "",
+        "| embedder | choice of c | c | answerable sent to web (dev, pooled) | missing evidence kept local |",
+        "|---|---|---|---|---|",
+    ]
+    for r in results:
+        for t in r.tradeoff:
+            lines.append(
+                f"| {r.backend} | {t.rule} | {t.threshold:.3f} | {t.web_share_dev:.1%} | {t.missing_stays_local:.1%} |"
             )
     return "\n".join(lines) + "\n"
 

@@ -12,7 +12,10 @@ A web route publishes the useful pages to Kafka; the ingester adds them, so late
 same filing can stay local. Per window: fallback rate, local answers whose top passage comes from the
 question's own filing, and KB size. A second pass over the same questions shows the steady state.
 
-    python -m benchmarks.fallback_replay [--window 15] [--gap-s 0.5] [--quick]
+    python -m benchmarks.fallback_replay [--window 15] [--gap-s 0.5] [--threshold C] [--quick]
+
+Without --threshold the orchestrator uses the calibrated c of its embedder (the deployment default);
+with it, results go to fallback_replay_c<C>.json so both runs can sit side by side.
 """
 
 from __future__ import annotations
@@ -153,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=15)
     parser.add_argument("--gap-s", type=float, default=0.5, help="pause between questions")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--threshold", type=float, default=None, help="c for the orchestrator (ORCHESTRATOR_THRESHOLD)")
     parser.add_argument("--quick", action="store_true", help="the first 30 questions of the stream")
     args = parser.parse_args(argv)
     if tansu_binary() is None:
@@ -189,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                     "ORCHESTRATOR_WEB_PROVIDER": "searxng",
                     "ORCHESTRATOR_WEB_BASE_URL": search.base_url,
                     "ORCHESTRATOR_WEB_ALLOW_HOSTS": allow,
+                    **({"ORCHESTRATOR_THRESHOLD": str(args.threshold)} if args.threshold is not None else {}),
                     **{f"ORCHESTRATOR_{k}": v for k, v in kafka.items()},
                 },
                 ingester_env={"INGESTER_FETCH_ALLOW_HOSTS": allow, **{f"INGESTER_{k}": v for k, v in kafka.items()}},
@@ -227,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     _print(f"first pass: fallback rate per window of {args.window} questions (c = {threshold:.2f})", first_windows)
     _print("second pass over the same questions (steady state)", second_windows)
-    write_result("fallback_replay", report)
+    write_result("fallback_replay" if args.threshold is None else f"fallback_replay_c{args.threshold:.2f}", report)
     return 0
 
 

@@ -23,14 +23,16 @@ from typing import Any
 
 from benchmarks.harness import DEFAULT_RESULTS, REPO, RESULTS_ENV, machine_facts
 
-# name -> (full-size arguments, quick arguments)
-BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
-    "local_path": ([], ["--limit-pages", "1500", "--rounds", "1"]),
-    "web_path": ([], ["--runs", "5"]),
-    "ingest": ([], ["--docs", "20"]),
-    "concurrency": ([], ["--quick"]),
-    "ttft": ([], ["--quick", "--model", "smollm2"]),
-    "fallback_replay": ([], ["--quick"]),
+# result name -> (module, full-size arguments, quick arguments)
+BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
+    "local_path": ("local_path", [], ["--limit-pages", "1500", "--rounds", "1"]),
+    "web_path": ("web_path", [], ["--runs", "5"]),
+    "ingest": ("ingest", [], ["--docs", "20"]),
+    "concurrency": ("concurrency", [], ["--quick"]),
+    "ttft": ("ttft", [], ["--quick", "--model", "smollm2"]),
+    "fallback_replay": ("fallback_replay", [], ["--quick"]),
+    # The same stream with c = 0.40, above the calibrated value, to show what a higher c buys.
+    "fallback_replay_c0.40": ("fallback_replay", ["--threshold", "0.40"], ["--quick", "--threshold", "0.40"]),
 }
 
 
@@ -142,7 +144,8 @@ SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
     "ingest": ("Ingest throughput", _ingest),
     "concurrency": ("Orchestrator under concurrent load", _concurrency),
     "ttft": ("Time to first token of the local model", _ttft),
-    "fallback_replay": ("Fallback replay: the KB grows through Kafka", _fallback_replay),
+    "fallback_replay": ("Fallback replay: the KB grows through Kafka (calibrated c)", _fallback_replay),
+    "fallback_replay_c0.40": ("Fallback replay with c = 0.40", _fallback_replay),
 }
 
 
@@ -161,13 +164,13 @@ def report(results: Path, failed: dict[str, str]) -> str:
         if name in failed:
             lines += [f"**Failed in this run**: {failed[name]}", ""]
         if not path.exists():
-            lines += [f"Not measured (`python -m benchmarks.{name}`).", ""]
+            lines += [f"Not measured (`python -m benchmarks.suite --only {name}`).", ""]
             continue
         data = json.loads(path.read_text())
         try:
             lines += render(data)
         except (KeyError, TypeError) as exc:  # an older result file without a newer field
-            lines += [f"Result file {path.name} lacks {exc}; rerun `python -m benchmarks.{name}`."]
+            lines += [f"Result file {path.name} lacks {exc}; rerun `python -m benchmarks.suite --only {name}`."]
         when = data.get("measured_at", "unknown time")
         load = data.get("machine", {}).get("loadavg_1_5_15")
         lines += ["", f"_Measured {when}" + (f", load average {load}_" if load else "_"), ""]
@@ -189,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         if name not in BENCHMARKS:
             print(f"error: unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}", file=sys.stderr)
             return 2
-        full, quick = BENCHMARKS[name]
-        command = [sys.executable, "-m", f"benchmarks.{name}", *(quick if args.quick else full)]
+        module, full, quick = BENCHMARKS[name]
+        command = [sys.executable, "-m", f"benchmarks.{module}", *(quick if args.quick else full)]
         print(f"\n=== [{index}/{len(names)}] {' '.join(command[1:])}", flush=True)
         start = time.perf_counter()
         code = subprocess.run(command, cwd=REPO, env=env, check=False).returncode

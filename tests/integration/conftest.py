@@ -87,6 +87,9 @@ def stack(
             "ORCHESTRATOR_WEB_ALLOW_HOSTS": allow,
             "ORCHESTRATOR_WEB_PAGES": "5",
             "ORCHESTRATOR_WEB_DEADLINE_S": "3",
+            # Above the calibrated 0.103: demo questions about companies the KB lacks (0.07-0.27 with
+            # USE) must reach the web here, while questions about the notes (0.48-0.59) stay local.
+            "ORCHESTRATOR_THRESHOLD": "0.40",
             **{f"ORCHESTRATOR_{k}": v for k, v in kafka.items()},
         },
         ingester_env={"INGESTER_FETCH_ALLOW_HOSTS": allow, **{f"INGESTER_{k}": v for k, v in kafka.items()}},

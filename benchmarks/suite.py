@@ -31,8 +31,13 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "concurrency": ("concurrency", [], ["--quick"]),
     "ttft": ("ttft", [], ["--quick", "--model", "smollm2"]),
     "fallback_replay": ("fallback_replay", [], ["--quick"]),
-    # The same stream with c = 0.40, above the calibrated value, to show what a higher c buys.
-    "fallback_replay_c0.40": ("fallback_replay", ["--threshold", "0.40"], ["--quick", "--threshold", "0.40"]),
+    # The same stream routed by the cosine gate alone, at the calibrated c and at 0.40.
+    "fallback_replay_cosine_only": ("fallback_replay", ["--no-coverage-gate"], ["--quick", "--no-coverage-gate"]),
+    "fallback_replay_c0.40_cosine_only": (
+        "fallback_replay",
+        ["--threshold", "0.40", "--no-coverage-gate"],
+        ["--quick", "--threshold", "0.40", "--no-coverage-gate"],
+    ),
 }
 
 
@@ -123,7 +128,7 @@ def _fallback_replay(r: dict[str, Any]) -> list[str]:
     lines = [
         f"{r['questions']} FinanceBench questions in a seeded random order; their {r['filings_on_web']} filings "
         f"start on the (local) web, the KB starts with the demo notes; embedder `{r['embedder']}`, "
-        f"c = {r['threshold_c']}.",
+        f"c = {r['threshold_c']}, coverage gate {'on' if r.get('coverage_gate') else 'off'}.",
         "",
         "| window | questions | fallback rate | local | local, top passage from own filing | documents queued "
         "| KB points |",
@@ -144,8 +149,9 @@ SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
     "ingest": ("Ingest throughput", _ingest),
     "concurrency": ("Orchestrator under concurrent load", _concurrency),
     "ttft": ("Time to first token of the local model", _ttft),
-    "fallback_replay": ("Fallback replay: the KB grows through Kafka (calibrated c)", _fallback_replay),
-    "fallback_replay_c0.40": ("Fallback replay with c = 0.40", _fallback_replay),
+    "fallback_replay": ("Fallback replay: the KB grows through Kafka (calibrated c, coverage gate)", _fallback_replay),
+    "fallback_replay_cosine_only": ("Fallback replay, cosine gate alone (calibrated c)", _fallback_replay),
+    "fallback_replay_c0.40_cosine_only": ("Fallback replay, cosine gate alone, c = 0.40", _fallback_replay),
 }
 
 

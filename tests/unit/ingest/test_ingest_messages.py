@@ -35,6 +35,7 @@ def _valid(**overrides: object) -> dict[str, object]:
         "origin": "web",
         "language": "zh",
         "published": "2025-02-28",
+        "company": "AURORA_TIDAL_POWER",
     }
     data.update(overrides)
     return data
@@ -52,6 +53,7 @@ def test_round_trip_keeps_every_field() -> None:
     assert decoded == message
     assert decoded.message_id == UUID("6f1c1f3e-8a55-4a53-9a3c-1f1f0c0ffee0")
     assert decoded.content_sha256 == sha256_text("营收增长 12%. Revenue grew 12%.")
+    assert decoded.company == "AURORA_TIDAL_POWER"
 
 
 def test_defaults_id_time_and_hash() -> None:

@@ -88,6 +88,12 @@ class IngestMessage(BaseModel):
     language: str | None = Field(None, max_length=16, description="Language code of the text, if known.")
     published: str | None = Field(None, max_length=64, description="Publication date as found on the page.")
     content_sha256: str | None = Field(None, description="Hex SHA-256 of `text` as UTF-8.")
+    company: str | None = Field(
+        None,
+        max_length=200,
+        description="Company the page is about: set when the question that found it named a known company "
+        "and the page names it too; stored as the chunks' company payload so company filters find it.",
+    )
 
     @field_validator("url")
     @classmethod

@@ -407,6 +407,8 @@ class IngestConsumer:
             )
         except UnreadableDocument as exc:
             raise _Permanent("unreadable", exc, 1) from exc
+        if message.company:  # the orchestrator filed the page under the company its question named
+            doc.company = message.company
         if not message.title and doc.title == PurePosixPath(filename).stem:
             # The loader fell back to our placeholder file name ("page"); the URL says more.
             doc.title = source

@@ -150,6 +150,19 @@ class QuestionFlow:
             conversation_id=conversation_id,
         )
 
+    async def _missing_company(self, vector: list[float], params: AskParams, hits: list[Passage]) -> str:
+        """The company the question names when the KB holds no passage of it, else "".
+
+        Only for companies read from the question (a caller's filter is the caller's business) and
+        only when the filtered search came back empty; a company-only search then tells "nothing of
+        this company" from "nothing of this company for that year"."""
+        company = params.filters.get("company")
+        if not (company and params.filters_from_question and self._s.web_when_company_missing) or hits:
+            return ""
+        if set(params.filters) != {"company"} and await self._peers.search(vector, 1, {"company": company}):
+            return ""
+        return str(company)
+
     async def retrieve(self, params: AskParams) -> Retrieval:
         """Embeds the question, searches the KB and decides the route; no generation."""
         start = time.perf_counter()
@@ -160,6 +173,7 @@ class QuestionFlow:
         filters = params.filters
         hits = await self._peers.search(vector, params.top_k, filters)
         note = ""
+        uncovered = await self._missing_company(vector, params, hits)
         if filters and params.filters_from_question and (not hits or hits[0].score < params.threshold):
             # Filters guessed from the wording must never hide the knowledge base: when they leave only
             # weak evidence, search everything too and keep whichever found the better passage.
@@ -183,9 +197,12 @@ class QuestionFlow:
         decision.timings.embed_ms = embed_ms
         decision.timings.local_search_ms = search_ms
         web_passages: list[Passage] = []
-        if best < params.threshold:
+        if best < params.threshold or uncovered:
             decision.route = Route.WEB
-            note += f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
+            if uncovered:
+                note += f"the knowledge base holds nothing about {uncovered}; "
+            else:
+                note += f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
             if self._web is None:
                 decision.web_status = "not_configured"
                 note += "web search is not configured, so the answer uses local passages only."
@@ -222,7 +239,8 @@ class QuestionFlow:
         if self._publisher is not None:
             for doc, best in evidence.worth_keeping:
                 # publish() only enqueues: the answer never waits for Kafka.
-                self._publisher.publish(ingest_message(doc, best, params.question))
+                company = params.filters.get("company") if params.filters_from_question else None
+                self._publisher.publish(ingest_message(doc, best, params.question, company and str(company)))
                 decision.documents_queued += 1
         return evidence.passages
 

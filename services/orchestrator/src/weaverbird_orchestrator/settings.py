@@ -33,6 +33,11 @@ class OrchestratorSettings(BaseServiceSettings):
         default_factory=list,
         description="Company names recognised in questions for metadata filters (JSON list).",
     )
+    web_when_company_missing: bool = Field(
+        True,
+        description="Coverage gate: a question naming a known company of which the KB holds no passage goes "
+        "to the web whatever the best score (a cosine cannot tell a similar filing from the right one).",
+    )
     embed_timeout_s: float = Field(5.0, gt=0, description="Deadline of one embedder call.")
     search_timeout_s: float = Field(5.0, gt=0, description="Deadline of one retriever call.")
     generate_timeout_s: float = Field(300.0, gt=0, description="Deadline of one whole generation.")

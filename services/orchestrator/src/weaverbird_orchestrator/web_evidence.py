@@ -10,6 +10,7 @@ import numpy as np
 from weaverbird_common.docs.chunker import embedding_text
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.ingest_messages import IngestMessage
+from weaverbird_common.questions import normalize_company
 
 from weaverbird_orchestrator.domain import Passage
 from weaverbird_orchestrator.web import WebGathering
@@ -70,9 +71,19 @@ async def score_web_chunks(
     return WebEvidence(passages[:top_k], keep)
 
 
-def ingest_message(doc: Document, best_score: float, question: str) -> IngestMessage:
-    """The Kafka message that asks the ingester to add a whole web document to the knowledge base."""
+def page_names_company(doc: Document, company: str) -> bool:
+    """Whether the page's title or text names `company` (compared as normalised matching keys)."""
+    key = normalize_company(company)
+    return bool(key) and key in normalize_company(f"{doc.title} {doc.text}")
+
+
+def ingest_message(doc: Document, best_score: float, question: str, company: str | None = None) -> IngestMessage:
+    """The Kafka message that asks the ingester to add a whole web document to the knowledge base.
+
+    `company` (the question's company filter) is kept only when the page names that company, so a
+    search result about someone else is never filed under it."""
     return IngestMessage(
+        company=company if company and page_names_company(doc, company) else None,
         url=doc.source,
         title=doc.title,
         text=doc.text,

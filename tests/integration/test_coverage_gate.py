@@ -1,0 +1,65 @@
+"""The coverage gate on the real embedder and retriever: a known company absent from the KB goes to
+the web whatever the cosine, a company the KB holds stays local."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from weaverbird_cli.stack import LocalStack
+from weaverbird_orchestrator.domain import Route
+from weaverbird_orchestrator.flow import QuestionFlow
+from weaverbird_orchestrator.peers import GrpcPeers
+from weaverbird_orchestrator.settings import OrchestratorSettings
+
+pytestmark = pytest.mark.integration
+
+KNOWN = ["NORTHWIND_ROBOTICS", "ZEPHYR_MOTORS"]  # the demo KB holds Northwind Robotics only
+MISSING = "What was Zephyr Motors' revenue in fiscal 2024?"
+PRESENT = "What was Northwind Robotics' revenue in fiscal 2024?"
+
+
+async def _flow(stack: LocalStack, gate: bool) -> AsyncIterator[QuestionFlow]:
+    settings = OrchestratorSettings(
+        embedder_addr=stack.config.addr("embedder"),
+        retriever_addr=stack.config.addr("retriever"),
+        generator_addr=stack.config.addr("generator"),
+        known_companies=KNOWN,
+        web_when_company_missing=gate,
+    )
+    peers = GrpcPeers(settings)
+    try:
+        yield QuestionFlow(peers, settings)  # web search off: the route is reported, the answer stays local
+    finally:
+        await peers.close()
+
+
+@pytest.fixture
+async def gated(stack: LocalStack) -> AsyncIterator[QuestionFlow]:
+    async for flow in _flow(stack, gate=True):
+        yield flow
+
+
+@pytest.fixture
+async def ungated(stack: LocalStack) -> AsyncIterator[QuestionFlow]:
+    async for flow in _flow(stack, gate=False):
+        yield flow
+
+
+async def test_a_company_missing_from_the_kb_goes_to_the_web(gated: QuestionFlow, ungated: QuestionFlow) -> None:
+    missing = await gated.retrieve(await gated.params(MISSING))
+    assert missing.decision.route == Route.WEB
+    assert "holds nothing about ZEPHYR_MOTORS" in missing.decision.note
+    assert missing.decision.web_status == "not_configured"
+    assert missing.ranked, "without web search the local passages still answer"
+    # The calibrated c alone lets the same question stay local on some other company's note.
+    plain = await ungated.retrieve(await ungated.params(MISSING))
+    assert plain.decision.route == Route.LOCAL
+    assert plain.decision.best_local_score >= plain.decision.threshold
+
+
+async def test_a_company_in_the_kb_stays_local(gated: QuestionFlow) -> None:
+    present = await gated.retrieve(await gated.params(PRESENT))
+    assert present.decision.route == Route.LOCAL
+    assert present.decision.filters.get("company") == "NORTHWIND_ROBOTICS"
+    assert "holds nothing" not in present.decision.note

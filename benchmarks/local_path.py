@@ -17,6 +17,7 @@ from pathlib import Path
 
 import grpc
 import numpy as np
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from weaverbird.v1 import (
     embedder_pb2,
     embedder_pb2_grpc,
@@ -100,6 +101,18 @@ def main(argv: list[str] | None = None) -> int:
                     service_embed_ms.append(ms)
                     search = retriever_pb2.SearchRequest(vector=reply.vectors[0].values, k=args.k)
                     service_search_ms.append(timed(lambda r=search: r_stub.Search(r, timeout=30))[1])
+            # One empty RPC (health Check) per service: the cost of a hop alone, through each real
+            # server and its interceptors. Three hops bound how close Retrieve can get to the bare calls.
+            hop_ms: dict[str, list[float]] = {}
+            for service in ("orchestrator", "embedder", "retriever"):
+                with grpc.insecure_channel(stack.config.addr(service)) as h_ch:
+                    health = health_pb2_grpc.HealthStub(h_ch)
+                    check = health_pb2.HealthCheckRequest()
+                    for _ in range(50):
+                        health.Check(check, timeout=10)
+                    hop_ms[service] = [
+                        timed(lambda h=health, c=check: h.Check(c, timeout=10))[1] for _ in range(1000)
+                    ]
             with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
                 stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
                 for q in qs[:5]:
@@ -127,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     report["orchestrator_stages_p50_ms"] = {k: float(np.percentile(v, 50)) for k, v in stages.items()}
     bare = report["embed"]["p50_ms"] + report["search"]["p50_ms"]
     report["ratio_p50"] = report["orchestrator_retrieve"]["p50_ms"] / bare
+    report["empty_rpc_p50_ms"] = {k: float(np.percentile(v, 50)) for k, v in hop_ms.items()}
+    # The best ratio three gRPC hops allow even if the orchestrator did no work at all.
+    report["transport_floor_ratio_p50"] = (bare + sum(report["empty_rpc_p50_ms"].values())) / bare
     services = report["embed_service_rpc"]["p50_ms"] + report["search_service_rpc"]["p50_ms"]
     report["ratio_to_service_rpcs_p50"] = report["orchestrator_retrieve"]["p50_ms"] / services
     print(f"\n{'path':<28}{'p50 ms':>10}{'p99 ms':>10}")
@@ -135,7 +151,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<28}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}")
     own = {k: round(v, 2) for k, v in report["orchestrator_stages_p50_ms"].items()}
     print(f"orchestrator's own stage timings at p50 (ms): {own}")
+    hops = {k: round(v, 2) for k, v in report["empty_rpc_p50_ms"].items()}
+    print(f"empty RPC (health Check) per hop at p50 (ms): {hops}")
     print(f"ratio orchestrator / (embed + search) at p50: {report['ratio_p50']:.2f}  (target <= 1.3)")
+    floor = report["transport_floor_ratio_p50"]
+    print(f"transport floor: (embed + search + 3 empty hops) / (embed + search) = {floor:.2f}")
     print(
         f"ratio orchestrator / (Embed RPC + Search RPC, called directly) at p50: "
         f"{report['ratio_to_service_rpcs_p50']:.2f}"

@@ -46,7 +46,7 @@ def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
 
 
 def _local_path(r: dict[str, Any]) -> list[str]:
-    return [
+    lines = [
         f"FinanceBench corpus, {r['chunks']} chunks, embedder `{r['backend']}`, generation excluded.",
         "",
         "| step | p50 ms | p99 ms |",
@@ -65,6 +65,14 @@ def _local_path(r: dict[str, Any]) -> list[str]:
         f"Ratio orchestrator / (bare embed + bare search) at p50: **{r['ratio_p50']:.2f}** (target 1.3); "
         f"orchestrator / (Embed RPC + Search RPC): **{r['ratio_to_service_rpcs_p50']:.2f}**.",
     ]
+    if "empty_rpc_p50_ms" in r:
+        hops = ", ".join(f"{k} {v:.2f} ms" for k, v in r["empty_rpc_p50_ms"].items())
+        lines += [
+            "",
+            f"Empty RPC (health Check) per hop at p50: {hops}. Transport floor, (bare + three empty hops) / "
+            f"bare: **{r['transport_floor_ratio_p50']:.2f}**.",
+        ]
+    return lines
 
 
 def _web_path(r: dict[str, Any]) -> list[str]:

@@ -63,3 +63,12 @@ async def test_a_company_in_the_kb_stays_local(gated: QuestionFlow) -> None:
     assert present.decision.route == Route.LOCAL
     assert present.decision.filters.get("company") == "NORTHWIND_ROBOTICS"
     assert "holds nothing" not in present.decision.note
+
+
+async def test_a_year_the_kb_lacks_relaxes_to_the_company_before_dropping_filters(gated: QuestionFlow) -> None:
+    # The Northwind note is for 2024: company + 2019 finds nothing, the company alone finds the note.
+    result = await gated.retrieve(await gated.params("What was Northwind Robotics' revenue in fiscal 2019?"))
+    assert result.decision.route == Route.LOCAL
+    assert dict(result.decision.filters) == {"company": "NORTHWIND_ROBOTICS"}
+    assert "without the period" in result.decision.note
+    assert result.ranked[0].source.endswith("en-northwind-robotics-fy2024.md")

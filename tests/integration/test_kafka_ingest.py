@@ -68,6 +68,7 @@ class InProcessKnowledgeBase:
                     "source": doc.source,
                     "origin": doc.origin,
                     "chunk_index": chunk.index,
+                    **({"company": doc.company} if doc.company else {}),
                 },
             )
             for chunk, vector in zip(chunks, vectors, strict=True)
@@ -470,3 +471,26 @@ def test_publisher_round_trip_with_trace_headers(topics: Topics) -> None:
     assert record.key == document_id_for(message.url).encode()
     assert ("traceparent", traceparent) in record.headers
     assert decode_ingest_message(record.value) == message
+
+
+async def test_a_page_seen_untagged_is_rewritten_under_its_company(
+    topics: Topics, kb: InProcessKnowledgeBase, dedupe: DedupeIndex
+) -> None:
+    settings = topics.settings(partitions=1)
+    url = "https://ir.example.com/tagco"
+    text = _report("Tagco", 2)
+    records = [
+        _keyed(_message(url, text)),  # found for a question that named no company
+        _keyed(_message(url, text, company="TAGCO")),  # found again for a question about Tagco
+        _keyed(_message(url, text, company="TAGCO")),  # and again: now a duplicate
+    ]
+    _produce(topics.broker, settings.ingest_topic, records)
+
+    writer = RecordingWriter(kb)
+    consumer = _consumer(settings, writer, dedupe)
+    await _run_until(consumer, lambda: consumer.processed + consumer.duplicates == 3)
+
+    assert (consumer.processed, consumer.duplicates) == (2, 1)
+    probe = kb.backend.embed(["Tagco revenue"], "query")[0]
+    hits = kb.store.search(probe, k=100, filters={"company": "TAGCO"})
+    assert hits and {h.payload["document_id"] for h in hits} == {document_id_for(url)}

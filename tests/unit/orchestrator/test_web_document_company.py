@@ -19,3 +19,10 @@ def test_a_page_about_someone_else_is_not_filed_under_the_question_company() -> 
     page = _page("Pfizer annual report", "Pfizer reported revenue of $58.5 billion.")
     assert ingest_message(page, 0.5, "What were JNJ's sales?", "JOHNSON_JOHNSON").company is None
     assert ingest_message(page, 0.5, "What was revenue?").company is None
+
+
+def test_a_company_name_inside_another_word_does_not_count() -> None:
+    page = _page("Fiscal 2023 Management report", "Our intelligence unit grew; see Management's discussion.")
+    assert ingest_message(page, 0.5, "What was 3M's revenue?", "3M").company is None
+    assert ingest_message(page, 0.5, "What was Intel's revenue?", "INTEL").company is None
+    assert ingest_message(_page("3M 2023 10-K", "Sales were $32.7B."), 0.5, "q", "3M").company == "3M"

@@ -342,7 +342,9 @@ class IngestConsumer:
             return
         try:
             source, data, filename, content_sha256 = await self._content(message)
-            if self._dedupe.seen(source, content_sha256):
+            # The company tag is part of what is stored: a page seen untagged is rewritten once tagged.
+            content_key = f"{content_sha256}:{message.company}" if message.company else content_sha256
+            if self._dedupe.seen(source, content_key):
                 self.duplicates += 1
                 log.debug("skipping %s: this content is already stored", source)
                 return
@@ -351,7 +353,7 @@ class IngestConsumer:
         except _Permanent as exc:
             await self._dead_letter(record, exc.reason, exc.error, attempts=exc.attempts, message=message)
             return
-        self._dedupe.remember(source, content_sha256, result.document_id, result.chunks)
+        self._dedupe.remember(source, content_key, result.document_id, result.chunks)
         self.processed += 1
         self.chunks_upserted += result.chunks
         log.info("ingested %s: %d chunks", source, result.chunks)

@@ -150,18 +150,34 @@ class QuestionFlow:
             conversation_id=conversation_id,
         )
 
-    async def _missing_company(self, vector: list[float], params: AskParams, hits: list[Passage]) -> str:
-        """The company the question names when the KB holds no passage of it, else "".
+    async def _search_local(
+        self, params: AskParams, vector: list[float]
+    ) -> tuple[Mapping[str, str | int], list[Passage], str, str]:
+        """Local search with the question's filters: (filters used, hits, note, uncovered company).
 
-        Only for companies read from the question (a caller's filter is the caller's business) and
-        only when the filtered search came back empty; a company-only search then tells "nothing of
-        this company" from "nothing of this company for that year"."""
-        company = params.filters.get("company")
-        if not (company and params.filters_from_question and self._s.web_when_company_missing) or hits:
-            return ""
-        if set(params.filters) != {"company"} and await self._peers.search(vector, 1, {"company": company}):
-            return ""
-        return str(company)
+        Filters read from the wording relax step by step when they leave only weak evidence: company +
+        year (+ quarter), then the company alone (web pages carry no year), then no filter, keeping
+        whichever found the better passage. A company read from the question that matches nothing at
+        all is "uncovered": the coverage gate sends the question to the web whatever the scores."""
+        filters = params.filters
+        hits = await self._peers.search(vector, params.top_k, filters)
+        if not (filters and params.filters_from_question) or (hits and hits[0].score >= params.threshold):
+            return filters, hits, "", ""
+        note = ""
+        company = filters.get("company")
+        if company and set(filters) != {"company"}:
+            company_hits = await self._peers.search(vector, params.top_k, {"company": company})
+            if company_hits and (not hits or company_hits[0].score > hits[0].score):
+                note = f"passages matching {dict(filters)} were weak; searched {company} without the period. "
+                filters, hits = {"company": company}, company_hits
+        uncovered = str(company) if company and not hits and self._s.web_when_company_missing else ""
+        if not hits or hits[0].score < params.threshold:
+            # Filters guessed from the wording must never hide the knowledge base.
+            unfiltered = await self._peers.search(vector, params.top_k, {})
+            if unfiltered and (not hits or unfiltered[0].score > hits[0].score):
+                note = f"passages matching {dict(filters)} (from the question) were weak; searched without filters. "
+                filters, hits = {}, unfiltered
+        return filters, hits, note, uncovered
 
     async def retrieve(self, params: AskParams) -> Retrieval:
         """Embeds the question, searches the KB and decides the route; no generation."""
@@ -170,17 +186,7 @@ class QuestionFlow:
         embed_ms = _ms_since(start)
 
         search_start = time.perf_counter()
-        filters = params.filters
-        hits = await self._peers.search(vector, params.top_k, filters)
-        note = ""
-        uncovered = await self._missing_company(vector, params, hits)
-        if filters and params.filters_from_question and (not hits or hits[0].score < params.threshold):
-            # Filters guessed from the wording must never hide the knowledge base: when they leave only
-            # weak evidence, search everything too and keep whichever found the better passage.
-            unfiltered = await self._peers.search(vector, params.top_k, {})
-            if unfiltered and (not hits or unfiltered[0].score > hits[0].score):
-                note = f"passages matching {filters} (taken from the question) were weak; searched without filters. "
-                filters, hits = {}, unfiltered
+        filters, hits, note, uncovered = await self._search_local(params, vector)
         search_ms = _ms_since(search_start)
 
         best = hits[0].score if hits else -1.0
@@ -216,7 +222,9 @@ class QuestionFlow:
                     note += f"web search failed ({decision.web_status}); the answer uses local passages only."
         decision.note = note.strip()
         rank_start = time.perf_counter()
-        ranked = rank(hits, web_passages)[: params.top_k]
+        # Passages of other companies must not outrank the web pages about the one the KB lacks.
+        local = [] if uncovered and web_passages else hits
+        ranked = rank(local, web_passages)[: params.top_k]
         decision.timings.rank_ms = _ms_since(rank_start)
         decision.timings.total_ms = _ms_since(start)
         return Retrieval(decision=decision, ranked=ranked)

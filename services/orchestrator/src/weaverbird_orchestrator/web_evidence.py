@@ -10,7 +10,7 @@ import numpy as np
 from weaverbird_common.docs.chunker import embedding_text
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.ingest_messages import IngestMessage
-from weaverbird_common.questions import normalize_company
+from weaverbird_common.questions import filters_from_question
 
 from weaverbird_orchestrator.domain import Passage
 from weaverbird_orchestrator.web import WebGathering
@@ -72,9 +72,9 @@ async def score_web_chunks(
 
 
 def page_names_company(doc: Document, company: str) -> bool:
-    """Whether the page's title or text names `company` (compared as normalised matching keys)."""
-    key = normalize_company(company)
-    return bool(key) and key in normalize_company(f"{doc.title} {doc.text}")
+    """Whether the page's title or text names `company`: whole words and known aliases, as questions
+    are read, so "3M" never matches inside "2023 Management" nor "INTEL" inside "intelligence"."""
+    return filters_from_question(f"{doc.title}\n{doc.text}", [company]).get("company") == company
 
 
 def ingest_message(doc: Document, best_score: float, question: str, company: str | None = None) -> IngestMessage:

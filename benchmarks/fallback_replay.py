@@ -5,7 +5,7 @@ The whole stack runs on 127.0.0.1 with a real Tansu broker: USE embedder, Qdrant
 consuming the ingest topic, and the orchestrator's web path pointed at a SearxNG-compatible server and a
 page server (the only test doubles, as in the integration tests). The KB starts with the demo notes
 only. Each FinanceBench filing becomes one web page: the pages its questions' evidence is on plus their
-neighbours. A search for a question that names a company returns that company's filing pages.
+neighbours. The stand-in search returns the filings of the question's company, however it is named.
 
 For every question the orchestrator's Retrieve decides the route with the deployment's calibrated c.
 A web route publishes the useful pages to Kafka; the ingester adds them, so later questions about the
@@ -87,14 +87,21 @@ def filings(data_dir: Path, qs: list[Question]) -> dict[str, Filing]:
     return out
 
 
-def search_results(by_doc: dict[str, Filing], server: PageServer, pages: int) -> dict[str, list[SearchHit]]:
-    """Company name (as questions write it) -> that company's filings, at most `pages` of them."""
+def search_results(
+    by_doc: dict[str, Filing], server: PageServer, pages: int, stream: list[Question]
+) -> dict[str, list[SearchHit]]:
+    """Each question (as the orchestrator sends it) -> its company's filings, at most `pages`.
+
+    The stand-in is an ideal search engine: it finds the company's filings however the question names
+    it ("JnJ", "J&J"), so the replay measures the gate and the growth loop, not search quality."""
     by_company: dict[str, list[Filing]] = defaultdict(list)
     for filing in by_doc.values():
         by_company[filing.company].append(filing)
     return {
-        company.lower(): [SearchHit(server.url(f.path), f.doc_name, company) for f in fs[:pages]]
-        for company, fs in by_company.items()
+        q.question.lower(): [
+            SearchHit(server.url(f.path), f.doc_name, q.company) for f in by_company[q.company][:pages]
+        ]
+        for q in stream
     }
 
 
@@ -178,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp, PageServer() as pages, SearchServer() as search:
         pages.set_pages({f.path: f.html for f in by_doc.values()})
-        search.set_results(search_results(by_doc, pages, 5))
+        search.set_results(search_results(by_doc, pages, 5, stream))
         broker = start_broker(Path(tmp) / "tansu.log")
         try:
             broker.create_topics(INGEST_TOPIC)

@@ -60,16 +60,21 @@ class Tradeoff:
     missing_stays_local: float
 
 
-def tradeoff(held_positive: np.ndarray, dev_pos: np.ndarray, dev_neg: np.ndarray) -> list[Tradeoff]:
-    """c at several quantiles of the held-out positives, and the c where both error shares meet."""
-    best = np.maximum(dev_pos, dev_neg)
+def _errors(pos: np.ndarray, neg: np.ndarray, c: float) -> tuple[float, float]:
+    """(answerable sent to the web, missing evidence kept local) at c."""
+    return float(np.mean(np.maximum(pos, neg) < c)), float(np.mean(neg >= c))
+
+
+def tradeoff(held_pos: np.ndarray, held_neg: np.ndarray, dev_pos: np.ndarray, dev_neg: np.ndarray) -> list[Tradeoff]:
+    """c at several quantiles of the held-out positives, and the c where both error shares meet on
+    the held-out pairs; every c is chosen on the held-out half and reported on the dev half."""
 
     def at(rule: str, c: float) -> Tradeoff:
-        return Tradeoff(rule, round(c, 4), float(np.mean(best < c)), float(np.mean(dev_neg >= c)))
+        return Tradeoff(rule, round(c, 4), *_errors(dev_pos, dev_neg, c))
 
-    rows = [at(f"{q:.0%} quantile of positives", float(np.quantile(held_positive, q))) for q in TRADEOFF_QUANTILES]
-    grid = np.unique(np.concatenate([dev_pos, dev_neg]))
-    gaps = [abs(np.mean(best < c) - np.mean(dev_neg >= c)) for c in grid]
+    rows = [at(f"{q:.0%} quantile of positives", float(np.quantile(held_pos, q))) for q in TRADEOFF_QUANTILES]
+    grid = np.unique(np.concatenate([held_pos, held_neg]))
+    gaps = [abs(np.subtract(*_errors(held_pos, held_neg, c))) for c in grid]
     rows.append(at("equal error (answerable to web = missing kept local)", float(grid[int(np.argmin(gaps))])))
     return rows
 
@@ -98,9 +103,10 @@ def calibrate(
     dev_pos = np.asarray([p for s in scores for p, h in zip(s.positive, s.held_out, strict=True) if not h])
     dev_neg = np.asarray([n for s in scores for n, h in zip(s.negative, s.held_out, strict=True) if not h])
     held = np.asarray([p for s in scores for p, h in zip(s.positive, s.held_out, strict=True) if h])
+    held_neg = np.asarray([n for s in scores for n, h in zip(s.negative, s.held_out, strict=True) if h])
     c = float(np.quantile(held, quantile))
     result = Calibration(system.name, system.backend.model_id, round(c, 4), quantile, int(held.size))
-    result.tradeoff = tradeoff(held, dev_pos, dev_neg)
+    result.tradeoff = tradeoff(held, held_neg, dev_pos, dev_neg)
     for s in scores:
         dev = ~np.asarray(s.held_out)
         pos, neg = np.asarray(s.positive), np.asarray(s.negative)

@@ -72,7 +72,7 @@ def test_filing_pages_hold_evidence_pages_and_neighbours_and_search_maps_compani
         def url(self, path: str) -> str:
             return f"http://127.0.0.1:1{path}"
 
-    results = fallback_replay.search_results(filings, Server(), pages=5)  # type: ignore[arg-type]
-    assert set(results) == {"acme", "bolt"}
-    assert results["acme"][0].url == "http://127.0.0.1:1/filings/ACME_2022_10K.html"
-    assert fallback_replay._doc_of(results["bolt"][0].url) == "BOLT_2023_10K"
+    results = fallback_replay.search_results(filings, Server(), pages=5, stream=qs)  # type: ignore[arg-type]
+    assert set(results) == {"what was acme's revenue?", "bolt margin?"}
+    assert [h.url for h in results["what was acme's revenue?"]] == ["http://127.0.0.1:1/filings/ACME_2022_10K.html"]
+    assert fallback_replay._doc_of(results["bolt margin?"][0].url) == "BOLT_2023_10K"

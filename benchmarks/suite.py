@@ -47,7 +47,8 @@ def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
 
 def _local_path(r: dict[str, Any]) -> list[str]:
     lines = [
-        f"FinanceBench corpus, {r['chunks']} chunks, embedder `{r['backend']}`, generation excluded.",
+        f"FinanceBench corpus, {r['chunks']} chunks, embedder `{r['backend']}`, "
+        f"{r.get('known_companies', 0)} known companies (filters from the question), generation excluded.",
         "",
         "| step | p50 ms | p99 ms |",
         "|---|---|---|",
@@ -202,10 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, RESULTS_ENV: str(results)}
     failed: dict[str, str] = {}
     names = [] if args.report_only else [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:  # checked before anything runs
+        print(f"error: unknown benchmark {unknown[0]!r}; choose from {', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
     for index, name in enumerate(names, start=1):
-        if name not in BENCHMARKS:
-            print(f"error: unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}", file=sys.stderr)
-            return 2
         module, full, quick = BENCHMARKS[name]
         command = [sys.executable, "-m", f"benchmarks.{module}", *(quick if args.quick else full)]
         print(f"\n=== [{index}/{len(names)}] {' '.join(command[1:])}", flush=True)

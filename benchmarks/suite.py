@@ -26,6 +26,12 @@ from benchmarks.harness import DEFAULT_RESULTS, REPO, RESULTS_ENV, machine_facts
 # result name -> (module, full-size arguments, quick arguments)
 BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "local_path": ("local_path", [], ["--limit-pages", "1500", "--rounds", "1"]),
+    # The same path with question vectors computed in the orchestrator (one gRPC hop less).
+    "local_path_in_process": (
+        "local_path",
+        ["--query-embedder", "in_process"],
+        ["--limit-pages", "1500", "--rounds", "1", "--query-embedder", "in_process"],
+    ),
     "web_path": ("web_path", [], ["--runs", "5"]),
     "ingest": ("ingest", [], ["--docs", "20"]),
     "concurrency": ("concurrency", [], ["--quick"]),
@@ -48,7 +54,9 @@ def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
 def _local_path(r: dict[str, Any]) -> list[str]:
     lines = [
         f"FinanceBench corpus, {r['chunks']} chunks, embedder `{r['backend']}`, "
-        f"{r.get('known_companies', 0)} known companies (filters from the question), generation excluded.",
+        f"{r.get('known_companies', 0)} known companies (filters from the question), query vectors from "
+        f"{'the orchestrator itself' if r.get('query_embedder') == 'in_process' else 'the embedder service'}, "
+        "generation excluded.",
         "",
         "| step | p50 ms | p99 ms |",
         "|---|---|---|",
@@ -154,6 +162,7 @@ def _fallback_replay(r: dict[str, Any]) -> list[str]:
 
 SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
     "local_path": ("Local retrieval path", _local_path),
+    "local_path_in_process": ("Local retrieval path, query embedding in the orchestrator", _local_path),
     "web_path": ("Web path under its deadline", _web_path),
     "ingest": ("Ingest throughput", _ingest),
     "concurrency": ("Orchestrator under concurrent load", _concurrency),

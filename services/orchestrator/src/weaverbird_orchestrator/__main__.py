@@ -12,6 +12,7 @@ from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
+from weaverbird_orchestrator.query_encoder import with_query_encoder
 from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.web import WebPath, build_provider
@@ -39,7 +40,8 @@ def build_web_path(settings: OrchestratorSettings) -> WebPath | None:
 async def main() -> None:
     settings = OrchestratorSettings()  # type: ignore[call-arg]  # peer addresses come from the env
     configure_logging(settings.log_level, "orchestrator")
-    peers = GrpcPeers(settings)
+    grpc_peers = GrpcPeers(settings)
+    peers = with_query_encoder(grpc_peers, settings.query_embedder, settings.query_embedder_backend)
     web = build_web_path(settings)
     if web is not None:
         await web.warm_up()
@@ -51,7 +53,7 @@ async def main() -> None:
     )
 
     async def stop() -> None:
-        await peers.close()
+        await grpc_peers.close()
         if publisher is not None:
             await asyncio.to_thread(publisher.close, 5.0)
 

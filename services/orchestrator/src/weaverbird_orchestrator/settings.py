@@ -38,6 +38,12 @@ class OrchestratorSettings(BaseServiceSettings):
         description="Coverage gate: a question naming a known company of which the KB holds no passage goes "
         "to the web whatever the best score (a cosine cannot tell a similar filing from the right one).",
     )
+    query_embedder: Literal["service", "in_process"] = Field(
+        "service",
+        description="Where question vectors come from: the embedder service, or the same model loaded in "
+        "this process (one gRPC hop less; needs the embedder package; the model id is checked to match).",
+    )
+    query_embedder_backend: str = Field("use", description="Backend loaded for in_process query embedding.")
     embed_timeout_s: float = Field(5.0, gt=0, description="Deadline of one embedder call.")
     search_timeout_s: float = Field(5.0, gt=0, description="Deadline of one retriever call.")
     generate_timeout_s: float = Field(300.0, gt=0, description="Deadline of one whole generation.")

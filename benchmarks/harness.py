@@ -6,7 +6,6 @@ import json
 import os
 import platform
 import re
-import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -33,24 +32,6 @@ def write_result(name: str, report: dict[str, Any]) -> Path:
     path.write_text(json.dumps(report, indent=2, ensure_ascii=False))
     print(f"wrote {path}")
     return path
-
-
-def free_base_port(count: int) -> int:
-    """The first of `count` consecutive free ports on 127.0.0.1 (the stack needs a contiguous run)."""
-    for base in range(41000, 60000, 97):
-        socks: list[socket.socket] = []
-        try:
-            for port in range(base, base + count):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError("no free port range on 127.0.0.1")
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,11 @@ from typing import Any
 import grpc
 from tqdm import tqdm
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
-from weaverbird_cli.stack import StackConfig, wait_healthy
+from weaverbird_cli.stack import StackConfig, free_base_port, wait_healthy
 from weaverbird_common.docs.chunker import count_tokens
 from weaverbird_generator.model_files import QWEN25_15B, SMOLLM2, ModelNotAvailable, qwen_part_paths
 
-from benchmarks.harness import DEMO_KB, REPO, demo_questions, free_base_port, write_result
+from benchmarks.harness import DEMO_KB, REPO, demo_questions, write_result
 from benchmarks.stats import percentiles
 
 MODEL_DIR = REPO / "var" / "models"  # where `make models` assembles Qwen; reused, never rebuilt here

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,27 +13,9 @@ from fixtures.otlp_collector import OtlpCollector
 from fixtures.web_servers import PageServer, SearchServer
 from weaverbird.v1 import orchestrator_pb2_grpc
 from weaverbird_cli import commands
-from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
+from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig, free_base_port
 
 pytestmark = pytest.mark.integration
-
-
-def _free_base_port(count: int = 2 * len(SERVICES)) -> int:
-    """A run of `count` consecutive free ports on 127.0.0.1."""
-    for base in range(32000, 60000, 97):
-        try:
-            socks = []
-            for port in range(base, base + count):
-                s = socket.socket()
-                socks.append(s)
-                s.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in socks:
-                s.close()
-    raise RuntimeError("no free port range")
 
 
 STACK_TOPICS = ("stack.ingest.v1", "stack.ingest.dlq.v1")
@@ -63,7 +44,7 @@ def stack(
         "KAFKA__HEARTBEAT_INTERVAL_MS": "500",
     }
     allow = json.dumps([web_page_server_session.allow_entry])
-    base_port = _free_base_port()
+    base_port = free_base_port(2 * len(SERVICES))  # services, then their metrics ports
     config = StackConfig(
         base_port=base_port,
         metrics_base_port=base_port + len(SERVICES),

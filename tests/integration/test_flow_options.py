@@ -19,14 +19,18 @@ MISSING = "What was Zephyr Motors' revenue in fiscal 2024?"
 PRESENT = "What was Northwind Robotics' revenue in fiscal 2024?"
 
 
-async def _flow(stack: LocalStack, gate: bool) -> AsyncIterator[QuestionFlow]:
-    settings = OrchestratorSettings(
+def _settings(stack: LocalStack, gate: bool) -> OrchestratorSettings:
+    return OrchestratorSettings(
         embedder_addr=stack.config.addr("embedder"),
         retriever_addr=stack.config.addr("retriever"),
         generator_addr=stack.config.addr("generator"),
         known_companies=KNOWN,
         web_when_company_missing=gate,
     )
+
+
+async def _flow(stack: LocalStack, gate: bool) -> AsyncIterator[QuestionFlow]:
+    settings = _settings(stack, gate)
     peers = GrpcPeers(settings)
     try:
         yield QuestionFlow(peers, settings)  # web search off: the route is reported, the answer stays local
@@ -81,13 +85,7 @@ async def test_in_process_query_encoder_ranks_exactly_like_the_embedder_service(
     from weaverbird_embedder.backends import build_backend
     from weaverbird_orchestrator.query_encoder import InProcessQueryEncoder
 
-    settings = OrchestratorSettings(
-        embedder_addr=stack.config.addr("embedder"),
-        retriever_addr=stack.config.addr("retriever"),
-        generator_addr=stack.config.addr("generator"),
-        known_companies=KNOWN,
-        web_when_company_missing=False,
-    )
+    settings = _settings(stack, gate=False)
     peers = GrpcPeers(settings)
     try:
         local = QuestionFlow(InProcessQueryEncoder(peers, build_backend("use")), settings)

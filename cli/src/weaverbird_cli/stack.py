@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -70,6 +71,24 @@ class StackConfig:
             },
         }[service]
         return {**common, **specific}
+
+
+def free_base_port(count: int, start: int = 32000) -> int:
+    """The first of `count` consecutive free ports on 127.0.0.1 (a stack needs a contiguous run)."""
+    for base in range(start, 60000, 97):
+        socks: list[socket.socket] = []
+        try:
+            for port in range(base, base + count):
+                s = socket.socket()
+                socks.append(s)
+                s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in socks:
+                s.close()
+    raise RuntimeError("no free port range on 127.0.0.1")
 
 
 def wait_healthy(addr: str, timeout_s: float, process: subprocess.Popen[bytes] | None = None) -> None:

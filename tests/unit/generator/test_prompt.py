@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from weaverbird_common.questions import detect_language
 from weaverbird_generator.prompt import (
@@ -27,6 +29,20 @@ def test_shape_and_rules(language: str) -> None:
     assert "<information>" in user and user.count("</passage>") == 2
     # The question follows the data, so the model reads it last.
     assert user.index("</information>") < user.index("What was revenue?")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_prompt_text_holds_no_figure_the_model_could_copy(language: str) -> None:
+    # A 1.5B model copied an example's "USD 5.1 billion" into a real answer: the templates (everything
+    # but the passages and the question) may hold citation markers and rule ordinals, no other digit.
+    messages = build_messages("q", [], language)  # type: ignore[arg-type]
+    text = "\n".join(m["content"] for m in messages) + INSUFFICIENT[language]
+    without_markers = re.sub(r"\[\d+\]", "", text)
+    without_ordinals = re.sub(r"(?m)^\d+\. ", "", without_markers)
+    assert not re.findall(r"\d", without_ordinals), re.findall(r".{0,20}\d.{0,20}", without_ordinals)
+    assert not re.search(r"billion|million|亿|万元|\$|USD|RMB", text)
+    # The reminder still shows the citation shape, now with placeholders.
+    assert "[1]" in messages[1]["content"]
 
 
 def test_english_and_chinese_templates_differ_in_language() -> None:

@@ -66,7 +66,7 @@ _LABELS = {
         "question": "Question",
         "reminder": (
             "Answer in English using only the information above. End every sentence with the number of "
-            'the passage it uses in square brackets, e.g. "Revenue was USD 5.1 billion [1]."'
+            'the passage it uses in square brackets, e.g. "<metric> was <figure> <unit> [1]."'
         ),
     },
     "zh": {
@@ -74,7 +74,7 @@ _LABELS = {
         "none": "（没有找到相关资料）",
         "question": "问题",
         "reminder": (
-            "请只根据以上资料用中文回答。每句话末尾必须用方括号标注所依据的资料编号，例如“营业收入为51亿元[1]。”"
+            "请只根据以上资料用中文回答。每句话末尾必须用方括号标注所依据的资料编号，例如“<指标>为<数字><单位>[1]。”"
         ),
     },
 }
@@ -114,7 +114,9 @@ def build_messages(question: str, passages: Sequence[Passage], language: Languag
     The question comes after the passages, followed by a reminder with a one-citation example: small
     models weigh the end of the prompt most. Measured on Qwen2.5-1.5B: without the example in the user
     turn it answered correctly but cited nothing, in Chinese even with an example in the system prompt;
-    a two-citation example ("[2][3]") got copied verbatim, so the example cites one passage.
+    a two-citation example ("[2][3]") got copied verbatim, so the example cites one passage. It also
+    copied an example's figure ("USD 5.1 billion") into a real answer, so examples hold placeholders only:
+    no prompt text may contain a figure (tests/unit/generator/test_prompt.py checks this).
     """
     if language not in _SYSTEM:
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")

@@ -23,7 +23,14 @@ async def main() -> None:
         api_key=settings.qdrant_api_key,
         collection=settings.collection,
     )
-    servicer = RetrieverServicer(store, settings.max_k, settings.max_upsert_batch)
+    servicer = RetrieverServicer(
+        store,
+        settings.max_k,
+        settings.max_upsert_batch,
+        default_mode=settings.search_mode,
+        fusion=settings.fusion,
+        prefetch=settings.prefetch,
+    )
     binding = ServiceBinding(
         retriever_pb2_grpc.add_RetrieverServiceServicer_to_server,
         servicer,

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from weaverbird.v1 import common_pb2, retriever_pb2
 
 from weaverbird_retriever.stores import ChunkRecord, Hit, point_id
+from weaverbird_retriever.stores.base import SearchMode
 
 _ORIGIN_NAMES = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
 _ORIGIN_VALUES = {v: k for k, v in _ORIGIN_NAMES.items()}
@@ -24,12 +25,14 @@ _PLAIN_FIELDS = (
     "published_date",
     "chunk_index",
     "heading",
+    "doc_type",
 )
 
 
-def payload_to_dict(payload: common_pb2.ChunkPayload) -> dict[str, str | int | float]:
-    out: dict[str, str | int | float] = {name: getattr(payload, name) for name in _PLAIN_FIELDS}
+def payload_to_dict(payload: common_pb2.ChunkPayload) -> dict[str, str | int | float | list[str]]:
+    out: dict[str, str | int | float | list[str]] = {name: getattr(payload, name) for name in _PLAIN_FIELDS}
     out["origin"] = _ORIGIN_NAMES.get(payload.origin, "local")
+    out["aliases"] = list(payload.aliases)
     return out
 
 
@@ -40,6 +43,9 @@ def dict_to_payload(data: Mapping[str, object]) -> common_pb2.ChunkPayload:
         if value is not None and value != "":
             setattr(payload, name, type(getattr(payload, name))(value))
     payload.origin = _ORIGIN_VALUES.get(str(data.get("origin", "local")), common_pb2.ORIGIN_LOCAL)
+    aliases = data.get("aliases")
+    if isinstance(aliases, list):
+        payload.aliases.extend(str(a) for a in aliases)
     return payload
 
 
@@ -51,7 +57,7 @@ def chunk_to_record(chunk: retriever_pb2.Chunk) -> ChunkRecord:
 
 def filter_to_dict(flt: common_pb2.PayloadFilter) -> dict[str, str | int]:
     out: dict[str, str | int] = {}
-    for name in ("document_id", "company", "year", "quarter", "language"):
+    for name in ("document_id", "company", "year", "quarter", "language", "doc_type"):
         if flt.HasField(name):
             out[name] = getattr(flt, name)
     if flt.HasField("origin"):
@@ -60,4 +66,14 @@ def filter_to_dict(flt: common_pb2.PayloadFilter) -> dict[str, str | int]:
 
 
 def hit_to_proto(hit: Hit) -> retriever_pb2.SearchHit:
-    return retriever_pb2.SearchHit(id=hit.id, score=hit.score, text=hit.text, payload=dict_to_payload(hit.payload))
+    return retriever_pb2.SearchHit(
+        id=hit.id, score=hit.score, text=hit.text, payload=dict_to_payload(hit.payload), rank_score=hit.rank_score
+    )
+
+
+MODES: dict[int, SearchMode] = {
+    retriever_pb2.SEARCH_MODE_DENSE: "dense",
+    retriever_pb2.SEARCH_MODE_LEXICAL: "lexical",
+    retriever_pb2.SEARCH_MODE_HYBRID: "hybrid",
+}
+MODE_VALUES = {name: value for value, name in MODES.items()}

@@ -10,17 +10,34 @@ from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common import telemetry
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument
 
-from weaverbird_retriever.convert import chunk_to_record, filter_to_dict, hit_to_proto
+from weaverbird_retriever.catalog import read_catalog
+from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.stores import CollectionMissing, DimensionMismatch, VectorStore
+from weaverbird_retriever.stores.base import LexicalMissing, SearchMode, SearchOptions
+
+# Values listed per field when the request names no limit: more companies than a KB of filings holds.
+_CATALOG_LIMIT = 1000
 
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
-    """Serves Upsert, Search, DeleteDocument and CollectionStats over one collection."""
+    """Serves Upsert, Search, DeleteDocument, CollectionStats and Catalog over one collection."""
 
-    def __init__(self, store: VectorStore, max_k: int, max_upsert_batch: int) -> None:
+    def __init__(
+        self,
+        store: VectorStore,
+        max_k: int,
+        max_upsert_batch: int,
+        *,
+        default_mode: SearchMode = "hybrid",
+        fusion: str = "rrf",
+        prefetch: int = 50,
+    ) -> None:
         self._store = store
         self._max_k = max_k
         self._max_upsert_batch = max_upsert_batch
+        self._default_mode = default_mode
+        self._fusion = fusion
+        self._prefetch = prefetch
         self._dimension: int | None = None
         self._create_lock = threading.Lock()
         try:
@@ -74,13 +91,34 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         if self._dimension is None:
             return retriever_pb2.SearchResponse()  # nothing stored yet: no hits, not an error
         if len(request.vector) != self._dimension:
-            raise InvalidArgument(
-                f"vector has dimension {len(request.vector)}, the collection {self._dimension}"
-            )
+            raise InvalidArgument(f"vector has dimension {len(request.vector)}, the collection {self._dimension}")
         filters = filter_to_dict(request.filter) if request.HasField("filter") else None
-        # HNSW search takes well under a millisecond: calling it inline is cheaper than a thread hop.
-        hits = self._store.search(list(request.vector), request.k, filters or None)
-        return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits])
+        options = self._options(request)
+        try:
+            # HNSW and sparse search take about a millisecond: inline is cheaper than a thread hop.
+            hits = self._store.search(list(request.vector), request.k, filters or None, options)
+        except LexicalMissing as exc:
+            raise FailedPrecondition(
+                f"{exc}: it was created before hybrid search. Re-index it into a new collection "
+                "(RETRIEVER_COLLECTION=<new name>, then `weaverbird ingest` the documents again), or search "
+                "with mode SEARCH_MODE_DENSE"
+            ) from exc
+        return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits], mode=MODE_VALUES[options.mode])
+
+    def _options(self, request: retriever_pb2.SearchRequest) -> SearchOptions:
+        """The mode asked for, else the deployment default; without text only dense is possible."""
+        text = request.text.strip()
+        if request.mode == retriever_pb2.SEARCH_MODE_UNSPECIFIED:
+            mode: SearchMode = self._default_mode if text else "dense"
+            if mode != "dense" and not self._store.lexical:
+                mode = "dense"  # a collection from before hybrid search keeps answering densely
+        elif request.mode in MODES:
+            mode = MODES[request.mode]
+            if mode != "dense" and not text:
+                raise InvalidArgument(f"{mode} search needs the query text in `text`")
+        else:
+            raise InvalidArgument(f"unknown search mode {request.mode}")
+        return SearchOptions(mode=mode, text=text, fusion=self._fusion, prefetch=self._prefetch)  # type: ignore[arg-type]
 
     async def DeleteDocument(
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
@@ -105,3 +143,12 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         return retriever_pb2.CollectionStatsResponse(
             collection=stats.name, points=stats.points, dimension=stats.dimension, backend=stats.backend
         )
+
+    async def Catalog(
+        self, request: retriever_pb2.CatalogRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.CatalogResponse:
+        if request.limit < 0:
+            raise InvalidArgument(f"limit must not be negative, got {request.limit}")
+        if self._dimension is None:
+            return retriever_pb2.CatalogResponse()
+        return await asyncio.to_thread(read_catalog, self._store, request.limit or _CATALOG_LIMIT)

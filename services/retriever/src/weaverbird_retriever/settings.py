@@ -15,8 +15,9 @@ class RetrieverSettings(BaseServiceSettings):
     model_config = SettingsConfigDict(env_prefix="RETRIEVER_", extra="ignore")
 
     store: Literal["edge", "local", "server"] = Field(
-        "edge", description="edge = embedded Qdrant Edge (HNSW, on disk); local = qdrant-client local mode; "
-        "server = a Qdrant server at RETRIEVER_QDRANT_URL."
+        "edge",
+        description="edge = embedded Qdrant Edge (HNSW, on disk); local = qdrant-client local mode; "
+        "server = a Qdrant server at RETRIEVER_QDRANT_URL.",
     )
     data_dir: str = Field("var/qdrant", description="Directory of the embedded store (edge, local).")
     qdrant_url: str | None = Field(None, description="Qdrant server URL (store=server), e.g. http://qdrant:6333.")
@@ -24,3 +25,14 @@ class RetrieverSettings(BaseServiceSettings):
     collection: str = Field("weaverbird", description="Collection name.")
     max_k: int = Field(100, ge=1, le=1000, description="Largest k a search may ask for.")
     max_upsert_batch: int = Field(1024, ge=1, description="Most chunks per Upsert call.")
+    search_mode: Literal["dense", "lexical", "hybrid"] = Field(
+        "hybrid",
+        description="Mode of a Search that does not name one (and has the query text): dense, lexical "
+        "(BM25) or hybrid (both legs fused in the store).",
+    )
+    fusion: Literal["rrf", "dbsf"] = Field(
+        "rrf",
+        description="How hybrid search merges its legs: reciprocal rank fusion or distribution-based "
+        "score fusion (README, Retrieval, has the measurement).",
+    )
+    prefetch: int = Field(50, ge=1, le=1000, description="Candidates each hybrid leg hands to the fusion.")

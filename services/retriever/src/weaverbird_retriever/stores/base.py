@@ -11,8 +11,13 @@ import numpy as np
 import numpy.typing as npt
 
 Vector = Sequence[float] | npt.NDArray[np.floating]
-PayloadValue = str | int | float
+PayloadValue = str | int | float | list[str]
 FilterValue = str | int
+
+# Which legs a search runs: dense (cosine HNSW), lexical (sparse BM25) or both fused in the store.
+SearchMode = Literal["dense", "lexical", "hybrid"]
+# How the two legs of a hybrid search are merged: reciprocal rank or distribution-based score fusion.
+FusionKind = Literal["rrf", "dbsf"]
 
 # Chunk text lives in the payload under this key so every backend returns it with the hit.
 TEXT_KEY = "text"
@@ -27,6 +32,9 @@ INDEXED_FIELDS: Mapping[str, Literal["keyword", "integer"]] = {
     "language": "keyword",
     "year": "integer",
     "quarter": "integer",
+    "doc_type": "keyword",
+    # Other names of the company (a list per chunk); indexed so the catalog can facet on it.
+    "aliases": "keyword",
 }
 
 # Fixed namespace: changing it would give every chunk a new id and duplicate the whole collection.
@@ -45,6 +53,10 @@ class CollectionMissing(StoreError):
     """The collection does not exist yet (call ensure_collection first)."""
 
 
+class LexicalMissing(StoreError):
+    """The collection predates lexical vectors, so it cannot be searched lexically."""
+
+
 @dataclass(frozen=True)
 class ChunkRecord:
     """One chunk to store: id is a UUID string, usually point_id(document_id, chunk_index)."""
@@ -57,12 +69,30 @@ class ChunkRecord:
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result; score is the cosine similarity, payload excludes the text."""
+    """One search result; payload excludes the text.
+
+    score is the cosine similarity of the hit to the query vector in every mode (the route threshold
+    is calibrated on it); rank_score is what the hits are ordered by (fusion score in hybrid mode).
+    """
 
     id: str
     score: float
     text: str
     payload: dict[str, PayloadValue]
+    rank_score: float = 0.0
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How to search: the mode, the query text for the lexical leg, and the fusion of the two legs.
+
+    prefetch: candidates each leg hands to the fusion (at least k).
+    """
+
+    mode: SearchMode = "dense"
+    text: str = ""
+    fusion: FusionKind = "rrf"
+    prefetch: int = 50
 
 
 @dataclass(frozen=True)
@@ -87,8 +117,26 @@ class VectorStore(Protocol):
         """Insert or replace records by id."""
         ...
 
-    def search(self, vector: Vector, k: int, filters: Mapping[str, FilterValue] | None = None) -> list[Hit]:
-        """The k most cosine-similar points, best first; filters are exact payload matches, ANDed."""
+    @property
+    def lexical(self) -> bool:
+        """Whether the collection holds sparse lexical vectors (collections made before them do not)."""
+        ...
+
+    def search(
+        self,
+        vector: Vector,
+        k: int,
+        filters: Mapping[str, FilterValue] | None = None,
+        options: SearchOptions | None = None,
+    ) -> list[Hit]:
+        """The k best points in ranking order; filters are exact payload matches, ANDed, on every leg.
+
+        Dense by default; lexical and hybrid need options.text and raise LexicalMissing on a
+        collection without lexical vectors."""
+        ...
+
+    def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
+        """(value, points) of an indexed payload field, most common first."""
         ...
 
     def delete_document(self, document_id: str) -> int:
@@ -134,6 +182,29 @@ def check_k(k: int) -> None:
         raise StoreError(f"k must be a positive integer, got {k!r}")
 
 
+def check_search(k: int, options: SearchOptions | None) -> SearchOptions:
+    """options, checked against k: lexical legs need text; each leg prefetches at least k."""
+    check_k(k)
+    options = options or SearchOptions()
+    if options.mode not in ("dense", "lexical", "hybrid"):
+        raise StoreError(f"unknown search mode {options.mode!r}")
+    if options.fusion not in ("rrf", "dbsf"):
+        raise StoreError(f"unknown fusion {options.fusion!r}")
+    if options.mode != "dense" and not options.text.strip():
+        raise StoreError(f"{options.mode} search needs the query text")
+    return options
+
+
+def cosine(query: Sequence[float], stored: Sequence[float] | None) -> float:
+    """Cosine of the query to a stored dense vector (stores return cosine vectors normalised)."""
+    if not stored:
+        return 0.0
+    q = np.asarray(query, dtype=np.float32)
+    v = np.asarray(stored, dtype=np.float32)
+    norm = float(np.linalg.norm(q) * np.linalg.norm(v))
+    return float(q @ v / norm) if norm else 0.0
+
+
 def check_filters(filters: Mapping[str, FilterValue] | None) -> dict[str, FilterValue]:
     """filters as a plain dict; only str and int values, since float equality is not a useful filter."""
     if not filters:
@@ -164,4 +235,6 @@ def split_payload(payload: Mapping[str, object] | None) -> tuple[str, dict[str, 
             text = str(value)
         elif isinstance(value, str | int | float):
             rest[key] = value
+        elif isinstance(value, list):
+            rest[key] = [str(v) for v in value]
     return text, rest

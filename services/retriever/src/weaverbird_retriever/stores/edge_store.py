@@ -13,6 +13,7 @@ from typing import ParamSpec, TypeVar
 
 import qdrant_edge as qe
 
+from weaverbird_retriever.lexical import LEXICAL_VECTOR, SparseVector, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
     ChunkRecord,
@@ -21,12 +22,15 @@ from weaverbird_retriever.stores.base import (
     DimensionMismatch,
     FilterValue,
     Hit,
+    LexicalMissing,
+    SearchOptions,
     StoreError,
     Vector,
     as_vector,
     canonical_id,
     check_filters,
-    check_k,
+    check_search,
+    cosine,
     record_payload,
     split_payload,
 )
@@ -59,8 +63,15 @@ FULL_SCAN_THRESHOLD_KB = 40_000
 # (100) and 0.96 at 256, for about 0.6 ms more per search (benchmarks/vector_stores.py).
 DEFAULT_HNSW_EF = 256
 
+# Reciprocal rank fusion constant: score = sum of 1 / (RRF_K + rank). 60 is Cormack et al.'s value;
+# qdrant-client's local mode uses it too, so both embedded backends rank alike.
+RRF_K = 60
+
 # Mid-selectivity filter fields that get payload-aware HNSW links (see _index_schema).
 _PAYLOAD_GRAPH_FIELDS = frozenset({"company", "year", "quarter"})
+
+# Points read per scroll while adding lexical vectors to a shard made before them.
+_MIGRATE_PAGE = 1024
 
 
 class _RWLock:
@@ -143,11 +154,20 @@ class EdgeStore:
         self._write = threading.Lock()
         self._shard: qe.EdgeShard | None = None
         self._dim: int | None = None
+        self._lexical = False
         self._closed = False
         if self._shard_exists():
+            shard = self._load()
+            self._add_missing_indexes(shard)
+            if not self._lexical:
+                self._add_lexical_vectors(shard)
             # A crash between a bulk load and its optimise leaves points unindexed; pay for it at
             # start-up, before serving, rather than on the first searches.
-            self._maybe_optimize_locked(self._load())
+            self._maybe_optimize_locked(shard)
+
+    @property
+    def lexical(self) -> bool:
+        return self._lexical
 
     @property
     def hnsw_ef(self) -> int | None:
@@ -187,7 +207,7 @@ class EdgeStore:
             except StoreError:
                 shard.close()  # release the WAL lock so a retry can load what was created
                 raise
-            self._shard, self._dim = shard, dimension
+            self._shard, self._dim, self._lexical = shard, dimension, True
 
     def close(self) -> None:
         with self._lock.write():
@@ -209,7 +229,7 @@ class EdgeStore:
         with self._lock.read():
             shard, dim = self._require()
             # Build and check every point first, so a bad record fails the call before anything is written.
-            points = [qe.Point(canonical_id(r.id), as_vector(r.vector, dim), record_payload(r)) for r in records]
+            points = [qe.Point(canonical_id(r.id), self._vectors(r, dim), record_payload(r)) for r in records]
             with self._write:
                 for start in range(0, len(points), _UPSERT_SLICE):
                     _call(shard.update, qe.UpdateOperation.upsert_points(points[start : start + _UPSERT_SLICE]))
@@ -240,25 +260,64 @@ class EdgeStore:
 
     # -- reads -------------------------------------------------------------------------------------
 
-    def search(self, vector: Vector, k: int, filters: Mapping[str, FilterValue] | None = None) -> list[Hit]:
-        check_k(k)
+    def search(
+        self,
+        vector: Vector,
+        k: int,
+        filters: Mapping[str, FilterValue] | None = None,
+        options: SearchOptions | None = None,
+    ) -> list[Hit]:
+        options = check_search(k, options)
         flt = self._filter(check_filters(filters))
         with self._lock.read():
             shard, dim = self._require()
+            dense = as_vector(vector, dim)
+            if options.mode != "dense" and not self._lexical:
+                raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
+            lexical = encoder().query(options.text) if options.mode != "dense" else None
             request = qe.QueryRequest(
                 limit=k,
-                query=qe.Query.Nearest(as_vector(vector, dim)),
                 filter=flt,
                 params=self._search_params,
                 with_payload=True,
-                with_vector=False,
+                # Dense vectors come back so every hit carries its cosine, the scale c is set on.
+                with_vector=[""] if options.mode != "dense" else False,
+                **self._query(dense, lexical, k, flt, options),
             )
             points = _call(shard.query, request)
         hits = []
         for p in points:
             text, payload = split_payload(p.payload)
-            hits.append(Hit(id=str(p.id), score=float(p.score), text=text, payload=payload))
+            score = float(p.score) if options.mode == "dense" else cosine(dense, _dense_of(p.vector))
+            hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
         return hits
+
+    def _query(
+        self, dense: list[float], lexical: SparseVector | None, k: int, flt: qe.Filter | None, options: SearchOptions
+    ) -> dict[str, object]:
+        """The query (and prefetches) of a QueryRequest for the mode."""
+        sparse = None
+        if lexical is not None:
+            sparse = qe.Query.Nearest(qe.SparseVector(lexical.indices, lexical.values), using=LEXICAL_VECTOR)
+        if options.mode == "dense":
+            return {"query": qe.Query.Nearest(dense)}
+        if options.mode == "lexical":
+            return {"query": sparse}
+        limit = max(k, options.prefetch)
+        return {
+            "prefetches": [
+                qe.Prefetch(limit=limit, query=qe.Query.Nearest(dense), filter=flt, params=self._search_params),
+                qe.Prefetch(limit=limit, query=sparse, filter=flt),
+            ],
+            "query": qe.Fusion.Rrf(k=RRF_K) if options.fusion == "rrf" else qe.Fusion.Dbsf(),
+        }
+
+    def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
+        flt = self._filter(check_filters(filters))
+        with self._lock.read():
+            shard, _ = self._require()
+            response = _call(shard.facet, qe.FacetRequest(key, limit=limit, exact=True, filter=flt))
+        return [(h.value, int(h.count)) for h in response.hits]
 
     def stats(self) -> CollectionStats:
         with self._lock.read():
@@ -271,9 +330,53 @@ class EdgeStore:
         with self._lock.read():
             shard, _ = self._require()
             info = _call(shard.info)
-        return max(0, int(info.points_count) - int(info.indexed_vectors_count))
+        return self._unindexed(info)
 
     # -- internals ---------------------------------------------------------------------------------
+
+    def _vectors(self, record: ChunkRecord, dim: int) -> list[float] | dict[str, object]:
+        dense = as_vector(record.vector, dim)
+        if not self._lexical:
+            return dense
+        sparse = encoder().document(record.text)
+        return {"": dense, LEXICAL_VECTOR: qe.SparseVector(sparse.indices, sparse.values)}
+
+    def _add_missing_indexes(self, shard: qe.EdgeShard) -> None:
+        """Payload indexes added to INDEXED_FIELDS after a shard was made (doc_type, aliases)."""
+        existing = set(_call(shard.info).payload_schema)
+        for name, kind in INDEXED_FIELDS.items():
+            if name not in existing:
+                _call(shard.update, qe.UpdateOperation.create_field_index(name, _index_schema(name, kind)))
+
+    def _add_lexical_vectors(self, shard: qe.EdgeShard) -> None:
+        """Migrates a shard made before lexical vectors: adds the sparse vector and fills it from
+        each point's stored text, so an existing knowledge base gains hybrid search on restart."""
+        started = time.perf_counter()
+        _call(shard.update, qe.UpdateOperation.create_sparse_vector(LEXICAL_VECTOR, modifier=qe.Modifier.Idf))
+        lex = encoder()
+        offset, migrated = None, 0
+        while True:
+            records, offset = _call(
+                shard.scroll, qe.ScrollRequest(offset=offset, limit=_MIGRATE_PAGE, with_payload=True, with_vector=False)
+            )
+            updates = []
+            for r in records:
+                text, _ = split_payload(r.payload)
+                sparse = lex.document(text)
+                updates.append(qe.PointVectors(r.id, {LEXICAL_VECTOR: qe.SparseVector(sparse.indices, sparse.values)}))
+            if updates:
+                _call(shard.update, qe.UpdateOperation.update_vectors(updates))
+                migrated += len(updates)
+            if offset is None:
+                break
+        _call(shard.flush)
+        self._lexical = True
+        log.info(
+            "edge shard %s: lexical vectors added to %d points in %.1f s",
+            self._name,
+            migrated,
+            time.perf_counter() - started,
+        )
 
     def _config(self, dimension: int) -> qe.EdgeConfig:
         quantization = (
@@ -292,6 +395,8 @@ class EdgeStore:
             hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=FULL_SCAN_THRESHOLD_KB),
             quantization_config=quantization,
             optimizers=optimizers,
+            # BM25 term weights; the IDF half is computed by the shard from its own statistics.
+            sparse_vectors={LEXICAL_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
         )
 
     def _shard_exists(self) -> bool:
@@ -308,7 +413,15 @@ class EdgeStore:
             shard.close()
             raise
         self._shard, self._dim = shard, dimension
+        self._lexical = LEXICAL_VECTOR in self._read_sparse_names()
         return shard
+
+    def _read_sparse_names(self) -> set[str]:
+        try:
+            config = json.loads((self._dir / _CONFIG_FILE).read_text(encoding="utf-8"))
+            return set((config.get("sparse_vectors") or {}).keys())
+        except (OSError, ValueError, AttributeError):
+            return set()
 
     def _read_dimension(self, shard: qe.EdgeShard) -> int:
         # The binding has no config getter; edge_config.json is the documented persisted config.
@@ -326,9 +439,15 @@ class EdgeStore:
         if self._optimize_threshold is None:
             return
         info = _call(shard.info)
-        unindexed = int(info.points_count) - int(info.indexed_vectors_count)
+        unindexed = self._unindexed(info)
         if unindexed >= self._optimize_threshold:
             self._optimize_now(shard)
+
+    def _unindexed(self, info: object) -> int:
+        # indexed_vectors_count counts every named vector; sparse vectors are always indexed, so what
+        # is left unindexed is the dense vectors outside HNSW.
+        per_point = 2 if self._lexical else 1
+        return max(0, int(info.points_count) * per_point - int(info.indexed_vectors_count))  # type: ignore[attr-defined]
 
     def _optimize_now(self, shard: qe.EdgeShard) -> bool:
         # optimize() holds the GIL until it returns (measured: no other Python thread ran during a
@@ -356,6 +475,14 @@ class EdgeStore:
         if not filters:
             return None
         return qe.Filter(must=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in filters.items()])
+
+
+def _dense_of(vector: object) -> list[float] | None:
+    """The unnamed dense vector of a returned point (named-vector dict or a plain list)."""
+    if isinstance(vector, dict):
+        value = vector.get("")
+        return value if isinstance(value, list) else None
+    return vector if isinstance(vector, list) else None
 
 
 def _index_schema(name: str, kind: str) -> qe.KeywordIndexParams | qe.IntegerIndexParams:

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from weaverbird_retriever.lexical import LEXICAL_VECTOR, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
     ChunkRecord,
@@ -18,12 +19,15 @@ from weaverbird_retriever.stores.base import (
     DimensionMismatch,
     FilterValue,
     Hit,
+    LexicalMissing,
+    SearchOptions,
     StoreError,
     Vector,
     as_vector,
     canonical_id,
     check_filters,
-    check_k,
+    check_search,
+    cosine,
     record_payload,
     split_payload,
 )
@@ -46,7 +50,14 @@ class QdrantClientStore:
         # are serialised; the server client is thread-safe (pooled HTTP) and needs none.
         self._lock: AbstractContextManager[object] = contextlib.nullcontext() if server else threading.RLock()
         self._dim: int | None = None
+        self._lexical: bool | None = None  # read from the collection on first use
         self._closed = False
+
+    @property
+    def lexical(self) -> bool:
+        with self._guard():
+            self._dimension()
+            return bool(self._lexical)
 
     @classmethod
     def server(cls, url: str, collection: str, api_key: str | None = None, timeout: int = 30) -> QdrantClientStore:
@@ -78,6 +89,8 @@ class QdrantClientStore:
                     self._client.create_collection(
                         self._name,
                         vectors_config=models.VectorParams(size=dimension, distance=models.Distance.COSINE),
+                        # BM25 term weights; the IDF half is computed by Qdrant from the collection.
+                        sparse_vectors_config={LEXICAL_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
                     )
                 except (ValueError, UnexpectedResponse):
                     # Another replica created it between our check and create: fall through and
@@ -86,7 +99,7 @@ class QdrantClientStore:
                         raise
                 else:
                     self._create_payload_indexes()
-                    self._dim = dimension
+                    self._dim, self._lexical = dimension, True
                     return
             existing = self._read_dimension()
             if existing != dimension:
@@ -107,7 +120,7 @@ class QdrantClientStore:
         with self._guard():
             dim = self._dimension()
             points = [
-                models.PointStruct(id=canonical_id(r.id), vector=as_vector(r.vector, dim), payload=record_payload(r))
+                models.PointStruct(id=canonical_id(r.id), vector=self._vectors(r, dim), payload=record_payload(r))
                 for r in records
             ]
             for start in range(0, len(points), _UPSERT_BATCH):
@@ -126,19 +139,62 @@ class QdrantClientStore:
 
     # -- reads -------------------------------------------------------------------------------------
 
-    def search(self, vector: Vector, k: int, filters: Mapping[str, FilterValue] | None = None) -> list[Hit]:
-        check_k(k)
+    def search(
+        self,
+        vector: Vector,
+        k: int,
+        filters: Mapping[str, FilterValue] | None = None,
+        options: SearchOptions | None = None,
+    ) -> list[Hit]:
+        options = check_search(k, options)
         flt = _filter(check_filters(filters))
         with self._guard():
-            query = as_vector(vector, self._dimension())
+            dense = as_vector(vector, self._dimension())
+            if options.mode != "dense" and not self._lexical:
+                raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             result = self._client.query_points(
-                self._name, query=query, limit=k, query_filter=flt, with_payload=True, with_vectors=False
+                self._name,
+                limit=k,
+                query_filter=flt,
+                with_payload=True,
+                # Dense vectors come back so every hit carries its cosine, the scale c is set on.
+                with_vectors=[""] if options.mode != "dense" else False,
+                **self._query(dense, k, flt, options),
             )
         hits = []
         for p in result.points:
             text, payload = split_payload(p.payload)
-            hits.append(Hit(id=str(p.id), score=float(p.score), text=text, payload=payload))
+            score = float(p.score)
+            if options.mode != "dense":
+                stored = p.vector.get("") if isinstance(p.vector, dict) else p.vector
+                score = cosine(dense, stored if isinstance(stored, list) else None)
+            hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
         return hits
+
+    def _query(self, dense: list[float], k: int, flt: models.Filter | None, options: SearchOptions) -> dict:
+        """query / using / prefetch arguments of query_points for the mode."""
+        if options.mode == "dense":
+            return {"query": dense}
+        lex = encoder().query(options.text)
+        sparse = models.SparseVector(indices=lex.indices, values=lex.values)
+        if options.mode == "lexical":
+            return {"query": sparse, "using": LEXICAL_VECTOR}
+        limit = max(k, options.prefetch)
+        fusion = models.Fusion.RRF if options.fusion == "rrf" else models.Fusion.DBSF
+        return {
+            "prefetch": [
+                models.Prefetch(query=dense, limit=limit, filter=flt),
+                models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt),
+            ],
+            "query": models.FusionQuery(fusion=fusion),
+        }
+
+    def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
+        flt = _filter(check_filters(filters))
+        with self._guard():
+            self._dimension()
+            response = self._client.facet(self._name, key=key, limit=limit, exact=True, facet_filter=flt)
+        return [(h.value, int(h.count)) for h in response.hits]
 
     def stats(self) -> CollectionStats:
         with self._guard():
@@ -179,8 +235,18 @@ class QdrantClientStore:
             self._dim = self._read_dimension()
         return self._dim
 
+    def _vectors(self, record: ChunkRecord, dim: int) -> list[float] | dict[str, object]:
+        dense = as_vector(record.vector, dim)
+        if not self._lexical:
+            return dense
+        sparse = encoder().document(record.text)
+        return {"": dense, LEXICAL_VECTOR: models.SparseVector(indices=sparse.indices, values=sparse.values)}
+
     def _read_dimension(self) -> int:
-        vectors = self._client.get_collection(self._name).config.params.vectors
+        params = self._client.get_collection(self._name).config.params
+        # A collection made before lexical vectors keeps working densely; hybrid asks get a clear error.
+        self._lexical = LEXICAL_VECTOR in (params.sparse_vectors or {})
+        vectors = params.vectors
         if isinstance(vectors, models.VectorParams):
             return int(vectors.size)
         raise StoreError(f"collection {self._name!r} uses named vectors; expected one unnamed dense vector")

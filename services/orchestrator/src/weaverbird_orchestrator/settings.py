@@ -31,7 +31,12 @@ class OrchestratorSettings(BaseServiceSettings):
     max_answer_tokens: int = Field(512, ge=1, description="Ceiling on generated tokens per answer.")
     known_companies: list[str] = Field(
         default_factory=list,
-        description="Company names recognised in questions for metadata filters (JSON list).",
+        description="Extra company names recognised in questions (JSON list). The KB's own companies and "
+        "their aliases come from the retriever's catalog; names listed here are recognised even when the KB "
+        "holds nothing about them, so the coverage gate can send such questions to the web.",
+    )
+    catalog_refresh_s: float = Field(
+        30.0, ge=0, description="How often the KB catalog (companies, aliases) is re-read from the retriever."
     )
     web_when_company_missing: bool = Field(
         True,

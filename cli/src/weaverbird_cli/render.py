@@ -31,9 +31,24 @@ def citation_line(c: orchestrator_pb2.Citation) -> str:
     return f" {mark}[{c.number}] {c.title} — {where} ({origin}, score {c.score:.3f})"
 
 
+def check_line(done: orchestrator_pb2.AnswerDone) -> str:
+    """A warning naming the answer's figures that no cited passage holds; "" when there is none."""
+    if done.answer_check != orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED:
+        return ""
+    where = "the passages it cites" if done.answer_cites_passages else "any passage (the answer cites none)"
+    figures = ", ".join(done.unsupported_numbers)
+    return f"[warning] the answer states figures not found in {where}: {figures}. Check them before use."
+
+
 def done_line(done: orchestrator_pb2.AnswerDone) -> str:
+    """The closing line, after the check warning if any (the streamed answer cannot be taken back)."""
     t = done.timings
-    return (
-        f"[done] {done.finish_reason} · {done.completion_tokens} tokens · model {done.model_id} · "
-        f"first token {t.first_token_ms:.0f}ms · total {t.total_ms:.0f}ms"
-    )
+    if done.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED:
+        line = f"[done] no relevant evidence found, the model was not asked · total {t.total_ms:.0f}ms"
+    else:
+        line = (
+            f"[done] {done.finish_reason} · {done.completion_tokens} tokens · model {done.model_id} · "
+            f"first token {t.first_token_ms:.0f}ms · total {t.total_ms:.0f}ms"
+        )
+    warning = check_line(done)
+    return f"{warning}\n{line}" if warning else line

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 
 from weaverbird_orchestrator.domain import GenerationDone, Passage, Route, RouteDecision, Timings
@@ -9,6 +11,12 @@ from weaverbird_orchestrator.peers import filter_proto
 
 _ROUTE = {Route.LOCAL: orchestrator_pb2.ROUTE_LOCAL, Route.WEB: orchestrator_pb2.ROUTE_WEB}
 _ORIGIN = {"local": common_pb2.ORIGIN_LOCAL, "web": common_pb2.ORIGIN_WEB}
+_ANSWER_CHECK = {
+    "supported": orchestrator_pb2.ANSWER_CHECK_SUPPORTED,
+    "unsupported": orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED,
+    "no_numbers": orchestrator_pb2.ANSWER_CHECK_NO_NUMBERS,
+    "refused": orchestrator_pb2.ANSWER_CHECK_REFUSED,
+}
 
 
 def request_filters(request: orchestrator_pb2.AskRequest) -> dict[str, str | int]:
@@ -69,7 +77,14 @@ def further_proto(passages: list[Passage], first_number: int) -> list[orchestrat
     return [citation_proto(i, p) for i, p in enumerate(passages, start=first_number)]
 
 
-def done_proto(g: GenerationDone, d: RouteDecision, conversation_id: str) -> orchestrator_pb2.AnswerDone:
+def done_proto(
+    g: GenerationDone,
+    d: RouteDecision,
+    conversation_id: str,
+    answer_check: str = "",
+    unsupported_numbers: Sequence[str] = (),
+    answer_cites_passages: bool = False,
+) -> orchestrator_pb2.AnswerDone:
     return orchestrator_pb2.AnswerDone(
         finish_reason=g.finish_reason,
         prompt_tokens=g.prompt_tokens,
@@ -77,4 +92,7 @@ def done_proto(g: GenerationDone, d: RouteDecision, conversation_id: str) -> orc
         model_id=g.model_id,
         timings=timings_proto(d.timings),
         conversation_id=conversation_id,
+        answer_check=_ANSWER_CHECK.get(answer_check, orchestrator_pb2.ANSWER_CHECK_UNSPECIFIED),
+        unsupported_numbers=list(unsupported_numbers),
+        answer_cites_passages=answer_cites_passages,
     )

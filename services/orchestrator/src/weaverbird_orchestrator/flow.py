@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from weaverbird_common import telemetry
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.questions import detect_language, filters_from_question
@@ -22,6 +23,7 @@ from weaverbird_orchestrator.domain import (
     Route,
     RouteDecision,
 )
+from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.thresholds import threshold_for
@@ -70,6 +72,12 @@ class DoneEvent:
     generation: GenerationDone
     decision: RouteDecision
     conversation_id: str
+    # Numeric check of the answer (see numeric_check.py); the tokens are already out, so clients warn.
+    answer_check: AnswerCheck = "no_numbers"
+    unsupported_numbers: tuple[str, ...] = ()
+    answer_cites_passages: bool = False
+    # Non-empty under numeric_check_policy "replace": what the unary Ask returns instead of the answer.
+    replacement: str = ""
 
 
 AskEvent = RouteDecision | TokenEvent | CitationsEvent | FurtherReadingEvent | DoneEvent
@@ -273,6 +281,28 @@ class QuestionFlow:
         yield decision
 
         context = retrieval.for_model()
+        insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
+        if (
+            self._s.refuse_without_evidence
+            and decision.route == Route.WEB
+            and not any(p.origin == "web" for p in context)
+        ):
+            # The gate found the local passages weak and the web added none (off, failed or skipped): a
+            # small model answers anyway, from the wrong company's or year's figures. Say so instead,
+            # without a model call, and offer every retrieved passage as further reading.
+            yield TokenEvent(insufficient)
+            yield CitationsEvent([], set())
+            yield FurtherReadingEvent(list(retrieval.ranked))
+            decision.timings.total_ms = _ms_since(start)
+            telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
+            yield DoneEvent(
+                generation=GenerationDone("refused", 0, 0, ""),
+                decision=decision,
+                conversation_id=params.conversation_id,
+                answer_check="refused",
+            )
+            return
+
         answer: list[str] = []
         gen_start = time.perf_counter()
         done: GenerationDone | None = None
@@ -289,11 +319,20 @@ class QuestionFlow:
         decision.timings.generate_ms = _ms_since(gen_start)
         decision.timings.total_ms = _ms_since(start)
 
-        cited = {n for n in cited_numbers("".join(answer)) if 1 <= n <= len(context)}
+        text = "".join(answer)
+        cited = {n for n in cited_numbers(text) if 1 <= n <= len(context)}
+        # Every figure must come from a passage the answer cites (all given passages if it cites none).
+        check = check_answer(text, [f"{p.title}\n{p.heading}\n{p.text}" for p in context])
+        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
         yield CitationsEvent(context, cited)
         yield FurtherReadingEvent(retrieval.further_reading())
         yield DoneEvent(
             generation=done or GenerationDone("unknown", 0, 0, ""),
             decision=decision,
             conversation_id=params.conversation_id,
+            answer_check=check.result,
+            unsupported_numbers=check.unsupported,
+            answer_cites_passages=check.cited,
+            replacement=insufficient if replace else "",
         )

@@ -9,7 +9,14 @@ from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 
 from weaverbird_orchestrator import convert
 from weaverbird_orchestrator.domain import AskParams, RouteDecision
-from weaverbird_orchestrator.flow import CitationsEvent, DoneEvent, FurtherReadingEvent, QuestionFlow, TokenEvent
+from weaverbird_orchestrator.flow import (
+    AskEvent,
+    CitationsEvent,
+    DoneEvent,
+    FurtherReadingEvent,
+    QuestionFlow,
+    TokenEvent,
+)
 from weaverbird_orchestrator.metrics import record_question
 
 
@@ -31,37 +38,52 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
             conversation_id=request.conversation_id,
         )
 
-    async def AskStream(
-        self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
+    async def _events(
+        self, request: orchestrator_pb2.AskRequest
+    ) -> AsyncIterator[tuple[AskEvent, orchestrator_pb2.AskEvent]]:
+        """Each flow event with its proto; Ask needs both (a DoneEvent's replacement is not streamed)."""
         params = await self._params(request)
         cited_count = 0
         async for event in self._flow.ask(params):
             if isinstance(event, RouteDecision):
-                yield orchestrator_pb2.AskEvent(route=convert.route_proto(event))
+                yield event, orchestrator_pb2.AskEvent(route=convert.route_proto(event))
             elif isinstance(event, TokenEvent):
-                yield orchestrator_pb2.AskEvent(token=event.text)
+                yield event, orchestrator_pb2.AskEvent(token=event.text)
             elif isinstance(event, CitationsEvent):
                 cited_count = len(event.passages)
                 citations = convert.citations_proto(event.passages, event.cited)
-                yield orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
+                yield event, orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
             elif isinstance(event, FurtherReadingEvent):
                 further = convert.further_proto(event.passages, cited_count + 1)
-                yield orchestrator_pb2.AskEvent(
-                    further_reading=orchestrator_pb2.FurtherReading(passages=further)
+                yield (
+                    event,
+                    orchestrator_pb2.AskEvent(further_reading=orchestrator_pb2.FurtherReading(passages=further)),
                 )
             elif isinstance(event, DoneEvent):
                 record_question(event.decision)
-                yield orchestrator_pb2.AskEvent(
-                    done=convert.done_proto(event.generation, event.decision, event.conversation_id)
+                done = convert.done_proto(
+                    event.generation,
+                    event.decision,
+                    event.conversation_id,
+                    event.answer_check,
+                    event.unsupported_numbers,
+                    event.answer_cites_passages,
                 )
+                yield event, orchestrator_pb2.AskEvent(done=done)
+
+    async def AskStream(
+        self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
+        async for _, proto in self._events(request):
+            yield proto
 
     async def Ask(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.AskResponse:
         response = orchestrator_pb2.AskResponse()
         answer: list[str] = []
-        async for event in self.AskStream(request, context):
+        replacement = ""
+        async for flow_event, event in self._events(request):
             kind = event.WhichOneof("event")
             if kind == "route":
                 response.route.CopyFrom(event.route)
@@ -73,7 +95,12 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                 response.further_reading.extend(event.further_reading.passages)
             elif kind == "done":
                 response.done.CopyFrom(event.done)
-        response.answer = "".join(answer)
+                replacement = flow_event.replacement if isinstance(flow_event, DoneEvent) else ""
+        # Unlike a stream, a unary answer can still be withheld when it states unsupported figures.
+        response.answer = replacement or "".join(answer)
+        response.answer_replaced = bool(replacement)
+        response.answer_check = response.done.answer_check
+        response.unsupported_numbers.extend(response.done.unsupported_numbers)
         # The route's timings are final only once generation ended.
         response.route.timings.CopyFrom(response.done.timings)
         return response

@@ -72,6 +72,16 @@ class OrchestratorSettings(BaseServiceSettings):
     kafka: KafkaSettings | None = Field(
         None, description="Kafka for publishing web documents to ingest (ORCHESTRATOR_KAFKA__BOOTSTRAP_SERVERS, ...)."
     )
+    refuse_without_evidence: bool = Field(
+        True,
+        description="When local evidence is weak and no web passage could be added (web off, failed or skipped), "
+        "answer with the insufficient-information sentence instead of asking the model.",
+    )
+    numeric_check_policy: Literal["warn", "replace"] = Field(
+        "warn",
+        description="An answer stating a figure no cited passage holds: warn (the stream's done event lists the "
+        "figures) or replace (also; the unary Ask then returns the insufficient-information sentence).",
+    )
     reranker: Literal["none", "cross_encoder", "embedder"] = Field(
         "none",
         description="Reorders the retrieved candidates before the top J go to the model: none, a local "

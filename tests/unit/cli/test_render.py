@@ -1,0 +1,38 @@
+"""CLI rendering of the done event: the numeric check's warning and the refusal line."""
+
+from __future__ import annotations
+
+from weaverbird.v1 import orchestrator_pb2
+from weaverbird_cli import render
+
+
+def _done(**fields: object) -> orchestrator_pb2.AnswerDone:
+    return orchestrator_pb2.AnswerDone(finish_reason="stop", completion_tokens=12, model_id="m", **fields)
+
+
+def test_unsupported_figures_get_a_warning_line_before_done() -> None:
+    done = _done(
+        answer_check=orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED,
+        unsupported_numbers=["USD 5.1 billion", "12.4%"],
+        answer_cites_passages=True,
+    )
+    warning, last = render.done_line(done).split("\n")
+    assert warning.startswith("[warning]")
+    assert "USD 5.1 billion, 12.4%" in warning and "the passages it cites" in warning
+    assert last.startswith("[done] stop · 12 tokens")
+
+
+def test_an_answer_citing_nothing_is_named_in_the_warning() -> None:
+    done = _done(answer_check=orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED, unsupported_numbers=["7"])
+    assert "the answer cites none" in render.check_line(done)
+
+
+def test_supported_or_figure_free_answers_print_no_warning() -> None:
+    for check in (orchestrator_pb2.ANSWER_CHECK_SUPPORTED, orchestrator_pb2.ANSWER_CHECK_NO_NUMBERS, 0):
+        line = render.done_line(_done(answer_check=check))
+        assert "\n" not in line and line.startswith("[done] stop")
+
+
+def test_a_refusal_says_the_model_was_not_asked() -> None:
+    line = render.done_line(orchestrator_pb2.AnswerDone(answer_check=orchestrator_pb2.ANSWER_CHECK_REFUSED))
+    assert line.startswith("[done] no relevant evidence") and "tokens" not in line

@@ -1,0 +1,208 @@
+"""The flow's answer check on fake peers: refusal without evidence, the numeric check in the done event,
+its metric, and the unary Ask's "replace" policy."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import prometheus_client
+from weaverbird.v1 import orchestrator_pb2
+from weaverbird_common.docs.documents import Chunk, Document
+from weaverbird_orchestrator.catalog import Catalog
+from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, Route, RouteDecision
+from weaverbird_orchestrator.flow import (
+    CitationsEvent,
+    DoneEvent,
+    FurtherReadingEvent,
+    QuestionFlow,
+    TokenEvent,
+)
+from weaverbird_orchestrator.numeric_check import INSUFFICIENT
+from weaverbird_orchestrator.servicer import OrchestratorServicer
+from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.web import WebGathering
+
+METRIC = "weaverbird_orchestrator_answer_numeric_checks_total"
+NOTE = "Larkspur Freight's net revenue was USD 1,284.6 million in fiscal 2024; gross margin was 12.5%."
+
+
+def _passage(n: int, text: str, score: float, origin: str = "local") -> Passage:
+    return Passage(f"p{n}", text, score, f"doc-{n}", f"Note {n}", f"s{n}", 0, origin)
+
+
+class FakePeers:
+    """Local hits with fixed scores, and a model that streams a fixed answer."""
+
+    def __init__(self, hits: Sequence[Passage], answer: Sequence[str]) -> None:
+        self.hits = list(hits)
+        self.answer = list(answer)
+        self.generated_from: list[list[Passage]] = []
+
+    async def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+    async def embedder_model(self) -> str:
+        return "fake"
+
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = ""
+    ) -> list[Passage]:
+        return self.hits[:k]
+
+    async def catalog(self) -> Catalog:
+        return Catalog()
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[0.9, 0.1] for _ in texts]
+
+    async def generate(
+        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
+    ) -> AsyncIterator[str | GenerationDone]:
+        self.generated_from.append(passages)
+        for token in self.answer:
+            yield token
+        yield GenerationDone("stop", 100, len(self.answer), "fake-model")
+
+
+class FakeWeb:
+    """A web path whose one page holds the figure the question needs."""
+
+    async def gather(self, question: str) -> WebGathering:
+        doc = Document("web-1", "Larkspur results", "https://x.example/r", [], "en", "", None, None, "")
+        chunk = Chunk("web-1", 0, NOTE, None)
+        return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
+
+
+def _settings(**fields: Any) -> OrchestratorSettings:
+    return OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", **fields)
+
+
+def _params(question: str = "What was Larkspur Freight's revenue?", language: str = "en") -> AskParams:
+    return AskParams(
+        question=question,
+        top_k=3,
+        top_j=2,
+        threshold=0.5,
+        filters={},
+        filters_from_question=False,
+        language=language,
+    )
+
+
+async def _run(flow: QuestionFlow, params: AskParams | None = None) -> list[object]:
+    return [event async for event in flow.ask(params or _params())]
+
+
+def _count(result: str) -> float:
+    return prometheus_client.REGISTRY.get_sample_value(METRIC, {"result": result}) or 0.0
+
+
+STRONG = [_passage(1, NOTE, 0.8), _passage(2, "Headcount was 4,512.", 0.7), _passage(3, "Other.", 0.6)]
+WEAK = [_passage(1, NOTE, 0.3), _passage(2, "Headcount was 4,512.", 0.2), _passage(3, "Other.", 0.1)]
+
+
+async def test_weak_evidence_with_the_web_off_is_refused_without_a_model_call() -> None:
+    peers = FakePeers(WEAK, ["Revenue was USD 9.9 billion [1]."])
+    before = _count("refused")
+    events = await _run(QuestionFlow(peers, _settings()), _params("云杉物流的营业收入是多少？", "zh"))
+    assert peers.generated_from == []
+    decision = events[0]
+    assert isinstance(decision, RouteDecision) and decision.route == Route.WEB
+    assert decision.web_status == "not_configured"
+    assert [e.text for e in events if isinstance(e, TokenEvent)] == [INSUFFICIENT["zh"]]
+    (citations,) = [e for e in events if isinstance(e, CitationsEvent)]
+    assert citations.passages == [] and citations.cited == set()
+    (further,) = [e for e in events if isinstance(e, FurtherReadingEvent)]
+    assert [p.id for p in further.passages] == ["p1", "p2", "p3"]  # every retrieved passage, not K - J
+    done = events[-1]
+    assert isinstance(done, DoneEvent)
+    assert done.answer_check == "refused" and done.generation.finish_reason == "refused"
+    assert _count("refused") == before + 1
+
+
+async def test_refusal_can_be_turned_off() -> None:
+    peers = FakePeers(WEAK, ["Revenue was USD 1,284.6 million [1]."])
+    events = await _run(QuestionFlow(peers, _settings(refuse_without_evidence=False)))
+    assert len(peers.generated_from) == 1
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported"
+
+
+async def test_web_passages_given_to_the_model_mean_no_refusal() -> None:
+    peers = FakePeers(WEAK, ["Revenue was USD 1,284.6 million [1]."])
+    events = await _run(QuestionFlow(peers, _settings(), web=FakeWeb()))  # type: ignore[arg-type]
+    assert events[0].route == Route.WEB and events[0].web_status == "ok"  # type: ignore[attr-defined]
+    assert len(peers.generated_from) == 1 and peers.generated_from[0][0].origin == "web"
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported"
+
+
+async def test_a_local_answer_is_checked_and_the_result_counted() -> None:
+    before = {r: _count(r) for r in ("supported", "unsupported", "no_numbers")}
+    cases = [
+        (["Net revenue was ", "USD 1.28 billion [1]."], "supported", ()),
+        (["Revenue was USD 5.1 billion [1]", " and headcount 4,512 [1]."], "unsupported", ("USD 5.1 billion", "4,512")),
+        (["Revenue grew in fiscal 2024 [1]."], "no_numbers", ()),
+    ]
+    for answer, result, unsupported in cases:
+        peers = FakePeers(STRONG, answer)
+        events = await _run(QuestionFlow(peers, _settings()))
+        assert events[0].route == Route.LOCAL  # type: ignore[attr-defined]
+        assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == "".join(answer)
+        done = events[-1]
+        assert isinstance(done, DoneEvent)
+        assert (done.answer_check, done.unsupported_numbers) == (result, unsupported)
+        assert done.answer_cites_passages and done.replacement == ""
+    assert {r: _count(r) - before[r] for r in before} == {"supported": 1, "unsupported": 1, "no_numbers": 1}
+
+
+async def test_an_answer_citing_nothing_is_checked_against_all_passages_given() -> None:
+    peers = FakePeers(STRONG, ["Revenue was USD 1,284.6 million and headcount 4,512."])
+    done = (await _run(QuestionFlow(peers, _settings())))[-1]
+    assert isinstance(done, DoneEvent)
+    assert done.answer_check == "supported" and not done.answer_cites_passages
+    # Passage 3 was retrieved but not given to the model (J = 2): its figures support nothing.
+    peers = FakePeers([*STRONG[:2], _passage(3, "Capex was 88.8 million.", 0.6)], ["Capex was 88.8 million."])
+    done = (await _run(QuestionFlow(peers, _settings())))[-1]
+    assert isinstance(done, DoneEvent) and done.unsupported_numbers == ("88.8 million",)
+
+
+async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_answer() -> None:
+    request = orchestrator_pb2.AskRequest(
+        question="What was Larkspur Freight's revenue?", top_k=3, top_j=2, threshold=0.5
+    )
+    answer = ["Revenue was USD 5.1 billion [1]."]
+
+    warn = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings()))
+    events = [e async for e in warn.AskStream(request, None)]  # type: ignore[arg-type]
+    done = events[-1].done
+    assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
+    assert list(done.unsupported_numbers) == ["USD 5.1 billion"] and done.answer_cites_passages
+    reply = await warn.Ask(request, None)  # type: ignore[arg-type]
+    assert reply.answer == answer[0] and not reply.answer_replaced
+    assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
+
+    replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings(numeric_check_policy="replace")))
+    reply = await replace.Ask(request, None)  # type: ignore[arg-type]
+    assert reply.answer == INSUFFICIENT["en"] and reply.answer_replaced
+    assert list(reply.unsupported_numbers) == ["USD 5.1 billion"]
+    assert reply.citations[0].cited_in_answer  # the citations still describe the withheld answer
+
+    supported = OrchestratorServicer(
+        QuestionFlow(FakePeers(STRONG, ["It was USD 1,284.6 million [1]."]), _settings(numeric_check_policy="replace"))
+    )
+    reply = await supported.Ask(request, None)  # type: ignore[arg-type]
+    assert reply.answer == "It was USD 1,284.6 million [1]." and not reply.answer_replaced
+    assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED
+
+
+async def test_a_refused_unary_answer_lists_every_passage_as_further_reading() -> None:
+    servicer = OrchestratorServicer(QuestionFlow(FakePeers(WEAK, ["x"]), _settings()))
+    request = orchestrator_pb2.AskRequest(
+        question="What was Larkspur Freight's revenue?", top_k=3, top_j=2, threshold=0.5
+    )
+    reply = await servicer.Ask(request, None)  # type: ignore[arg-type]
+    assert reply.answer == INSUFFICIENT["en"]
+    assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED
+    assert list(reply.citations) == [] and [c.number for c in reply.further_reading] == [1, 2, 3]

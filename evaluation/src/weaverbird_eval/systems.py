@@ -1,5 +1,11 @@
-"""Retrieval systems under evaluation: the dense path (an embedder backend + Qdrant Edge, exactly the
-services' components) and BM25 baselines. Each ranks chunk indices for a batch of queries."""
+"""Retrieval systems under evaluation: the retriever's own store (Qdrant Edge with a dense and a lexical
+vector per chunk, exactly the services' components) in each search mode, with or without the filters
+the orchestrator reads from a question through the KB catalog, and a bm25s baseline. Each ranks chunk
+indices for a batch of queries.
+
+Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vectors are stored but unused);
+`hybrid-<backend>[-dbsf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
+`served-<backend>[-dbsf]` hybrid with catalog filters: what the served path does."""
 
 from __future__ import annotations
 
@@ -13,9 +19,11 @@ from typing import Any, Protocol
 
 import numpy as np
 from tqdm import tqdm
-from weaverbird_common.questions import filters_from_question
+from weaverbird_common.questions import alias_map, filters_from_question
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
+from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
+from weaverbird_retriever.stores.base import FusionKind, SearchMode, SearchOptions
 
 from weaverbird_eval.cache import cache_dir
 
@@ -43,16 +51,27 @@ class DenseSystem:
     """Embeds chunks as passages (cached on disk per model and corpus), loads them into a fresh Edge
     collection, and searches it with query embeddings: the services' own code without the gRPC hops.
 
-    With `filters=True` (system name `filtered-<backend>`) it searches as the orchestrator does with
-    metadata filters: company / year / quarter taken from the question narrow the search first, and
-    the unfiltered results fill the ranking after them, so a wrong guess never hides the KB."""
+    With `filters=True` it searches as the orchestrator does with metadata filters: company / year /
+    quarter read from the question, companies matched against the KB's catalog (the retriever's facets
+    over what ingest stored: names and aliases, no hand-kept list), narrow the search first, and the
+    unfiltered results fill the ranking after them, so a wrong guess never hides the KB."""
 
-    def __init__(self, backend_name: str, cache: Path | None = None, filters: bool = False) -> None:
+    def __init__(
+        self,
+        backend_name: str,
+        cache: Path | None = None,
+        filters: bool = False,
+        mode: SearchMode = "dense",
+        fusion: FusionKind = "rrf",
+    ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
-        self.backend_name = backend_name  # cache key: filtered and plain runs share embeddings
+        self.backend_name = backend_name  # cache key: every mode and filter setting shares embeddings
         self.filters = filters
+        self.mode: SearchMode = mode
+        self.fusion: FusionKind = fusion
         self._companies: list[str] = []
+        self._aliases: dict[str, str] = {}
         self._cache = cache or cache_dir()
         self._dir = Path(tempfile.mkdtemp(prefix="weaverbird-eval-"))
         self._store = None
@@ -82,7 +101,6 @@ class DenseSystem:
 
     def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None:
         metadata = metadata or [{} for _ in texts]
-        self._companies = sorted({m["company"] for m in metadata if m.get("company")})
         self.passages = self.embed_passages(texts, label)
         if self._store is not None:
             self._store.close()
@@ -98,16 +116,23 @@ class DenseSystem:
         for start in range(0, len(records), 1000):
             self._store.upsert(records[start : start + 1000])
         self._store.optimize()  # build HNSW now, as the retriever does after a bulk load
+        catalog = read_catalog(self._store, 1000)
+        self._companies = [c.company for c in catalog.companies]
+        self._aliases = alias_map({c.company: list(c.aliases) for c in catalog.companies})
 
     def search(self, queries: Sequence[str], depth: int) -> list[Ranking]:
         assert self._store is not None, "index() first"
         vectors = self.embed_queries(queries)
         out = []
         for query, vector in zip(queries, vectors, strict=True):
-            ranking = [(self._ids[h.id], h.score) for h in self._store.search(vector, depth)]
-            found = filters_from_question(query, self._companies) if self.filters else {}
+            options = SearchOptions(mode=self.mode, text=query, fusion=self.fusion, prefetch=max(50, depth))
+            if self.mode != "dense" and not query.strip():
+                options = SearchOptions()
+            ranking = [(self._ids[h.id], h.rank_score) for h in self._store.search(vector, depth, None, options)]
+            found = filters_from_question(query, self._companies, aliases=self._aliases) if self.filters else {}
             if found:
-                narrowed = [(self._ids[h.id], h.score) for h in self._store.search(vector, depth, found)]
+                hits = self._store.search(vector, depth, found, options)
+                narrowed = [(self._ids[h.id], h.rank_score) for h in hits]
                 seen = {i for i, _ in narrowed}
                 ranking = (narrowed + [(i, s) for i, s in ranking if i not in seen])[:depth]
             out.append(ranking)
@@ -185,53 +210,25 @@ class Bm25System:
         self._retriever = None
 
 
-# ---------------------------------------------------------------------------------------------
-# Hybrid: BM25 and one embedder fused by reciprocal rank
-# ---------------------------------------------------------------------------------------------
-
-RRF_K = 60  # the constant of Cormack et al. (2009), also Qdrant's default for its RRF fusion
-
-
-def reciprocal_rank_fusion(rankings: Sequence[Ranking], depth: int, k: int = RRF_K) -> Ranking:
-    """Sum of 1 / (k + rank) over the input rankings; scores of different systems are never mixed."""
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, (index, _) in enumerate(ranking, start=1):
-            fused[index] = fused.get(index, 0.0) + 1.0 / (k + rank)
-    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:depth]
-
-
-class HybridSystem:
-    """`hybrid-<backend>`: what Qdrant's prefetch + RRF query would return for a sparse BM25 and a
-    dense leg. Measured here to price a hybrid retriever before building one into the service."""
-
-    def __init__(self, backend_name: str) -> None:
-        self.name = f"hybrid-{backend_name}"
-        self._bm25 = Bm25System()
-        self._dense = DenseSystem(backend_name)
-        self.backend = self._dense.backend
-
-    def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None:
-        self._bm25.index(texts, language, label)
-        self._dense.index(texts, language, label, metadata)
-
-    def search(self, queries: Sequence[str], depth: int) -> list[Ranking]:
-        sparse = self._bm25.search(queries, depth)
-        dense = self._dense.search(queries, depth)
-        return [reciprocal_rank_fusion([s, d], depth) for s, d in zip(sparse, dense, strict=True)]
-
-    def close(self) -> None:
-        self._bm25.close()
-        self._dense.close()
-
-
 def build_system(name: str) -> System:
+    """A system by name (see the module docstring)."""
     if name == "bm25":
         return Bm25System()
-    if name.startswith("hybrid-"):
-        return HybridSystem(name.removeprefix("hybrid-"))
-    if name.startswith("filtered-"):
-        system = DenseSystem(name.removeprefix("filtered-"), filters=True)
-        system.name = name
-        return system
-    return DenseSystem(name)
+    fusion: FusionKind = "rrf"
+    base = name
+    if base.endswith("-dbsf"):
+        fusion, base = "dbsf", base.removesuffix("-dbsf")
+    prefix, _, backend = base.partition("-")
+    settings: dict[str, tuple[SearchMode, bool]] = {
+        "lexical": ("lexical", False),
+        "hybrid": ("hybrid", False),
+        "filtered": ("dense", True),
+        "served": ("hybrid", True),
+    }
+    if backend and prefix in settings:
+        mode, filters = settings[prefix]
+        system = DenseSystem(backend, filters=filters, mode=mode, fusion=fusion)
+    else:
+        system = DenseSystem(name)
+    system.name = name
+    return system

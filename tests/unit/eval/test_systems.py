@@ -73,16 +73,51 @@ def test_calibrate_sets_c_at_the_low_quantile_of_held_out_positives(tiny_data: P
     assert (out / "calibration.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_reciprocal_rank_fusion_rewards_agreement_and_breaks_ties_by_index() -> None:
-    from weaverbird_eval.systems import reciprocal_rank_fusion
+@pytest.mark.parametrize(
+    ("name", "mode", "filters", "fusion"),
+    [
+        ("use", "dense", False, "rrf"),
+        ("lexical-use", "lexical", False, "rrf"),
+        ("hybrid-use", "hybrid", False, "rrf"),
+        ("hybrid-use-dbsf", "hybrid", False, "dbsf"),
+        ("filtered-use", "dense", True, "rrf"),
+        ("served-use", "hybrid", True, "rrf"),
+    ],
+)
+def test_system_names_choose_mode_filters_and_fusion(name: str, mode: str, filters: bool, fusion: str) -> None:
+    from weaverbird_eval.systems import build_system
 
-    sparse = [(7, 12.0), (3, 9.0), (5, 1.0)]
-    dense = [(3, 0.9), (8, 0.8), (7, 0.1)]
-    fused = reciprocal_rank_fusion([sparse, dense], depth=3, k=60)
-    assert [i for i, _ in fused] == [3, 7, 8]  # 3: ranks 2+1, 7: ranks 1+3, 8: rank 2 once
-    assert fused[0][1] == pytest.approx(1 / 62 + 1 / 61)
-    # Equal evidence (one first place each): the lower index comes first, so runs are reproducible.
-    assert [i for i, _ in reciprocal_rank_fusion([[(9, 1.0)], [(4, 1.0)]], depth=2)] == [4, 9]
+    system = build_system(name)
+    try:
+        assert (system.name, system.mode, system.filters, system.fusion) == (name, mode, filters, fusion)  # type: ignore[attr-defined]
+    finally:
+        system.close()
+
+
+def test_served_finds_words_and_reads_company_aliases_from_the_catalog() -> None:
+    from weaverbird_eval.systems import build_system
+
+    texts = [
+        "Operating margin was 14.2% in 2023, up from 12.0% in 2022.",
+        "Board of directors and executive officers, 2023.",
+        "Capital expenditures were $212 million in 2023; the Kestrel line was retooled.",
+    ]
+    metadata = [
+        {"company": "ACME", "year": 2023, "aliases": ["Acme Industries Inc.", "ACMI"]},
+        {"company": "BOLT", "year": 2023, "aliases": ["Bolt Freight Corp.", "BLTF"]},
+        {"company": "ACME", "year": 2023, "aliases": ["Acme Industries Inc.", "ACMI"]},
+    ]
+    system = build_system("served-use")
+    try:
+        system.index(texts, "en", "served", metadata)
+        # The ticker is only in the catalog (payload aliases), never in the chunk text.
+        [ranking] = system.search(["What was BLTF's operating margin in 2023?"], depth=10)
+        [lexical] = system.search(["Kestrel retooled"], depth=10)
+    finally:
+        system.close()
+    assert ranking[0][0] == 1
+    assert sorted(i for i, _ in ranking) == [0, 1, 2]
+    assert lexical[0][0] == 2
 
 
 def test_filtered_dense_ranks_the_named_company_first_and_still_returns_the_rest(tmp_path: Path) -> None:

@@ -87,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     def common(p: argparse.ArgumentParser, systems: str) -> None:
         p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="shared evaluation data folder")
         p.add_argument("--datasets", default="financebench,tatqa,fineva")
-        p.add_argument("--systems", default=systems, help="comma list: bm25, <backend>, lexical-/hybrid-/filtered-/served-<backend>[-dbsf] (see systems.py)")
+        p.add_argument(
+            "--systems", default=systems, help="comma list: bm25, <backend>, {lexical,hybrid,filtered,served}-<backend>"
+        )
         p.add_argument(
             "--max-pages",
             type=int,

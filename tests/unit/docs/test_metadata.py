@@ -4,9 +4,24 @@ from __future__ import annotations
 
 import pytest
 from weaverbird_common.docs.metadata import FileMetadata, metadata_from_filename
-from weaverbird_common.questions import detect_language, filters_from_question, normalize_company
+from weaverbird_common.questions import (
+    alias_map,
+    detect_language,
+    filters_from_question,
+    normalize_company,
+    short_company_name,
+)
 
 KNOWN = ["3M", "ADOBE", "AMCOR", "BESTBUY", "JOHNSON_JOHNSON", "PG_E", "AES", "INTEL", "MICROSOFT", "PFIZER"]
+# What the KB's catalog would hold: the other names each company's documents use.
+CATALOG = {
+    "3M": ["3M Company", "MMM"],
+    "AMCOR": ["Amcor plc", "AMCR", "安姆科"],
+    "JOHNSON_JOHNSON": ["Johnson & Johnson", "JNJ"],
+    "MICROSOFT": ["Microsoft Corporation", "MSFT", "微软"],
+    "PG_E": ["PG&E Corporation", "Pacific Gas and Electric Company"],
+}
+ALIASES = alias_map(CATALOG)
 
 
 @pytest.mark.parametrize(
@@ -40,7 +55,7 @@ def test_metadata_from_filename(name: str, expected: FileMetadata) -> None:
         ("Q3 2023", {"year": 2023, "quarter": 3}),
         ("Are Best Buy's gross margins historically consistent?", {"company": "BESTBUY"}),
         (
-            "What drove gross margin change as of FY2022 for JnJ?",
+            "What drove gross margin change as of FY2022 for JNJ?",
             {"company": "JOHNSON_JOHNSON", "year": 2022},
         ),
         ("How did Johnson & Johnson do in fiscal 2021?", {"company": "JOHNSON_JOHNSON", "year": 2021}),
@@ -62,12 +77,81 @@ def test_metadata_from_filename(name: str, expected: FileMetadata) -> None:
     ],
 )
 def test_filters_from_question(question: str, expected: dict[str, object]) -> None:
-    assert filters_from_question(question, KNOWN) == expected
+    assert filters_from_question(question, KNOWN, aliases=ALIASES) == expected
 
 
 def test_aliases_only_fire_for_known_companies() -> None:
-    assert filters_from_question("JPM results in 2022", ["ADOBE"]) == {"year": 2022}
-    assert filters_from_question("JPM results in 2022", ["JPMORGAN"]) == {"company": "JPMORGAN", "year": 2022}
+    aliases = {"JPM": "JPMORGAN"}
+    assert filters_from_question("JPM results in 2022", ["ADOBE"], aliases=aliases) == {"year": 2022}
+    assert filters_from_question("JPM results in 2022", ["JPMORGAN"], aliases=aliases) == {
+        "company": "JPMORGAN",
+        "year": 2022,
+    }
+    # No hand-kept table any more: without the catalog's aliases a ticker names nothing.
+    assert filters_from_question("JPM results in 2022", ["JPMORGAN"]) == {"year": 2022}
+
+
+def test_tickers_count_only_in_upper_case() -> None:
+    known, aliases = ["ALLSTATE", "3M"], alias_map({"ALLSTATE": ["ALL", "The Allstate Corporation"], "3M": ["MMM"]})
+    assert filters_from_question("Is all of 3M's debt long-term?", known, aliases=aliases) == {"company": "3M"}
+    assert filters_from_question("What did ALL pay in claims?", known, aliases=aliases) == {"company": "ALLSTATE"}
+    assert filters_from_question("mmm revenue", ["3M"], aliases=aliases) == {}
+    assert filters_from_question("MMM revenue", ["3M"], aliases=aliases) == {"company": "3M"}
+    # One-letter tickers never count: "A" and "C" are words too.
+    assert filters_from_question("Is C a bank?", ["CITIGROUP"], aliases={"C": "CITIGROUP"}) == {}
+
+
+@pytest.mark.parametrize(
+    ("question", "company"),
+    [
+        ("What was Coca-Cola's operating margin?", "K1"),
+        ("coca cola dividends", "K1"),
+        ("What were the KO buybacks?", "K1"),
+        ("JPMorgan Chase net interest income", "K2"),
+        ("Did Johnson & Johnson raise guidance?", "K3"),
+        ("How much did American Water Works invest?", "K4"),
+        ("Square's transaction revenue", "K5"),
+        ("贵州茅台的营收", "K6"),
+        ("贵州茅台酒股份有限公司的营收", "K6"),
+        ("600519的毛利率", "K6"),
+        ("What was 3M's revenue?", "K7"),
+    ],
+)
+def test_catalog_aliases_match_by_their_short_names(question: str, company: str) -> None:
+    # Opaque company keys: every match below comes from an alias, none from the company's own name.
+    catalog = {
+        "K1": ["The Coca-Cola Company", "KO"],
+        "K2": ["JPMorgan Chase & Co.", "JPM"],
+        "K3": ["Johnson & Johnson", "JNJ"],
+        "K4": ["AMERICAN WATER WORKS COMPANY, INC.", "AWK"],
+        "K5": ["Square, Inc.", "SQ"],
+        "K6": ["贵州茅台", "贵州茅台酒股份有限公司", "600519"],
+        "K7": ["3M Company", "MMM"],
+    }
+    assert filters_from_question(question, catalog, aliases=alias_map(catalog)) == {"company": company}
+
+
+def test_one_word_aliases_must_be_capitalised_and_shared_aliases_are_dropped() -> None:
+    aliases = alias_map({"BLOCK": ["Square, Inc."], "ACME": ["Delta"], "DELTA_AIR": ["Delta"]})
+    assert "Delta" not in aliases  # two companies: a filter on one would hide the other
+    assert filters_from_question("price per square foot", ["BLOCK"], aliases=aliases) == {}
+    assert filters_from_question("Delta's fuel costs", ["ACME", "DELTA_AIR"], aliases=aliases) == {}
+
+
+@pytest.mark.parametrize(
+    ("name", "short"),
+    [
+        ("3M Company", "3M"),
+        ("The Coca-Cola Company", "Coca-Cola"),
+        ("JPMorgan Chase & Co.", "JPMorgan Chase"),
+        ("Johnson & Johnson", "Johnson & Johnson"),
+        ("Best Buy Co., Inc.", "Best Buy"),
+        ("AMAZON.COM, INC.", "AMAZON"),
+        ("贵州茅台酒股份有限公司", "贵州茅台酒"),
+    ],
+)
+def test_short_company_name(name: str, short: str) -> None:
+    assert short_company_name(name) == short
 
 
 def test_known_companies_may_be_display_names() -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 # CJK ideographs (basic + extension A + compatibility). Kana/Hangul are left out on purpose:
@@ -34,67 +35,49 @@ def detect_language(text: str) -> str:
 # Questions
 # ---------------------------------------------------------------------------------------------
 
-# Names people use that are not spelled like the stored company (tickers, short forms, Chinese
-# names of the FinanceBench companies). Values are compared after normalisation, so "PG_E" and
-# "PG&E" both hit "PGE"; an alias only fires when its target is among the known companies.
-DEFAULT_ALIASES: Mapping[str, str] = {
-    "JNJ": "JOHNSON_JOHNSON",
-    "J&J": "JOHNSON_JOHNSON",
-    "JPM": "JPMORGAN",
-    "JP MORGAN": "JPMORGAN",
-    "JPMORGAN CHASE": "JPMORGAN",
-    "AMEX": "AMERICANEXPRESS",
-    "PEPSI": "PEPSICO",
-    "ACTIVISION": "ACTIVISIONBLIZZARD",
-    "MGM": "MGMRESORTS",
-    "CVS": "CVSHEALTH",
-    "KRAFT": "KRAFTHEINZ",
-    "LOCKHEED": "LOCKHEEDMARTIN",
-    "ULTA": "ULTABEAUTY",
-    "AMERICAN WATER": "AMERICANWATERWORKS",
-    "PACIFIC GAS AND ELECTRIC": "PG_E",
-    "苹果": "APPLE",
-    "微软": "MICROSOFT",
-    "亚马逊": "AMAZON",
-    "奈飞": "NETFLIX",
-    "网飞": "NETFLIX",
-    "百事": "PEPSICO",
-    "英特尔": "INTEL",
-    "耐克": "NIKE",
-    "甲骨文": "ORACLE",
-    "波音": "BOEING",
-    "可口可乐": "COCACOLA",
-    "沃尔玛": "WALMART",
-    "辉瑞": "PFIZER",
-    "强生": "JOHNSON_JOHNSON",
-    "摩根大通": "JPMORGAN",
-    "美国运通": "AMERICANEXPRESS",
-    "百思买": "BESTBUY",
-    "联邦快递": "FEDEX",
-    "麦当劳": "MCDONALDS",
-    "好市多": "COSTCO",
-    "开市客": "COSTCO",
-    "威瑞森": "VERIZON",
-    "奥多比": "ADOBE",
-    "康宁": "CORNING",
-    "安姆科": "AMCOR",
-    "超威半导体": "AMD",
-    "超微半导体": "AMD",
-    "动视暴雪": "ACTIVISIONBLIZZARD",
-    "易贝": "EBAY",
-    "通用磨坊": "GENERALMILLS",
-    "卡夫亨氏": "KRAFTHEINZ",
-    "洛克希德马丁": "LOCKHEEDMARTIN",
-    "洛克希德·马丁": "LOCKHEEDMARTIN",
-    "美高梅": "MGMRESORTS",
-    "赛富时": "SALESFORCE",
-    "贝宝": "PAYPAL",
-    "美国水务": "AMERICANWATERWORKS",
-}
+# Legal-form words dropped so "AES Corporation" is found as "AES" and "3M Company" as "3M".
+_LEGAL_SUFFIXES = frozenset(
+    {"CORPORATION", "CORP", "INCORPORATED", "INC", "COMPANY", "CO", "GROUP", "HOLDINGS", "HOLDING", "PLC",
+     "LTD", "LIMITED", "LLC", "LP", "NV", "SA", "AG", "SE"}
+)  # fmt: skip
+_ZH_LEGAL_SUFFIX_RE = re.compile(r"(?:集团)?(?:股份有限公司|有限责任公司|有限公司|股份公司)$")
+_MAX_SPAN_WORDS = 6  # longest company name in words ("American Water Works Company, Inc." + possessive)
+# Ticker-shaped aliases (MMM, JPM, BRK.B) only count when the question writes them in upper case,
+# so the English word "all" never matches a ticker ALL; one-letter tickers never count.
+_TICKER_RE = re.compile(r"[A-Z]{1,5}(?:[.\-][A-Z]{1,2})?")
+_MIN_CODE_DIGITS = 5  # stock codes (600519, 00700) and not "2023"-like numbers
+# How a matching key must be written in the question, most lenient first.
+_ANY_CASE, _CAPITALISED, _UPPER_CASE = 0, 1, 2
+_NO_ALIASES: Mapping[str, str] = MappingProxyType({})
 
-# Legal-form words dropped so "AES Corporation" is found as "AES" in a question.
-_LEGAL_SUFFIXES = ("CORPORATION", "CORP", "INCORPORATED", "INC", "COMPANY", "CO", "GROUP", "HOLDINGS", "PLC")
-_MAX_SPAN_WORDS = 5  # longest company name in words ("Pacific Gas and Electric" + possessive)
+
+def short_company_name(name: str) -> str:
+    """The name people use: "The Coca-Cola Company" -> "Coca-Cola", "JPMorgan Chase & Co." ->
+    "JPMorgan Chase", "贵州茅台酒股份有限公司" -> "贵州茅台酒"; words are kept as written."""
+    name = " ".join(name.split()).strip(" ,.;:")
+    cjk = _ZH_LEGAL_SUFFIX_RE.sub("", name)
+    if cjk != name and len(cjk) >= 2:
+        return cjk
+    name = re.sub(r"^the\s+", "", name, flags=re.IGNORECASE)
+    name = re.sub(r"\.com\b", "", name, flags=re.IGNORECASE)  # "Amazon.com, Inc." is "Amazon"
+    words = re.findall(r"[^\s,_]+", name)
+    # "&" goes with the suffix after it: "JPMorgan Chase & Co." -> "JPMorgan Chase".
+    while len(words) > 1 and (words[-1].strip(".&").upper() in _LEGAL_SUFFIXES or words[-1] == "&"):
+        words.pop()
+    return " ".join(words).strip(" ,.") or name
+
+
+def alias_map(catalog_companies: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Alias -> company from the KB's catalog ({company: [aliases its documents use]}).
+
+    An alias claimed by two companies is left out: a filter on either would hide the other.
+    """
+    owners: dict[str, set[str]] = {}
+    for company, aliases in catalog_companies.items():
+        for alias in aliases:
+            if alias.strip():
+                owners.setdefault(alias.strip(), set()).add(company)
+    return {alias: next(iter(cos)) for alias, cos in owners.items() if len(cos) == 1}
 
 
 def normalize_company(name: str) -> str:
@@ -102,44 +85,80 @@ def normalize_company(name: str) -> str:
     return re.sub(rf"[^0-9A-Za-z{CJK_CLASS}]", "", name).upper()
 
 
-def _company_keys(known: Iterable[str], aliases: Mapping[str, str]) -> dict[str, str]:
-    """Map each matching key (normalised name, suffix-less name, alias) to the known spelling."""
-    keys: dict[str, str] = {}
-    for company in known:
-        key = normalize_company(company)
-        if not key:
+def _alias_keys(alias: str) -> list[tuple[str, int]]:
+    """Matching keys of one catalog alias with how each must be written in a question."""
+    alias = alias.strip()
+    if _TICKER_RE.fullmatch(alias):
+        key = normalize_company(alias)
+        return [(key, _UPPER_CASE)] if len(key) >= 2 else []
+    out: list[tuple[str, int]] = []
+    for name in {alias, short_company_name(alias)}:
+        key = normalize_company(name)
+        if not key or (key.isdigit() and len(key) < _MIN_CODE_DIGITS) or (CJK_RE.search(key) and len(key) < 2):
             continue
-        keys.setdefault(key, company)
-        words = re.findall(r"[0-9A-Za-z]+", company.upper())
-        while len(words) > 1 and words[-1] in _LEGAL_SUFFIXES:
-            words.pop()
-            keys.setdefault("".join(words), company)
-    by_key = dict(keys)
+        # A one-word name ("Square", "Block") must be capitalised: "square feet" names no company.
+        out.append((key, _CAPITALISED if re.fullmatch(r"[A-Za-z]+", name) else _ANY_CASE))
+    return out
+
+
+def _company_keys(known: Iterable[str], aliases: Mapping[str, str]) -> dict[str, tuple[str, int]]:
+    """Map each matching key (normalised name, short name, alias) to (known spelling, case rule).
+
+    Known names match in any case and win over aliases; an alias key shared by two companies is
+    dropped, and an alias only fires when its company is among the known ones.
+    """
+    keys: dict[str, tuple[str, int]] = {}
+    by_key: dict[str, str] = {}
+    for company in known:
+        for name in (company, short_company_name(company)):
+            if key := normalize_company(name):
+                keys.setdefault(key, (company, _ANY_CASE))
+        by_key.setdefault(normalize_company(company), company)
+    from_aliases: dict[str, tuple[str, int]] = {}
+    clashes: set[str] = set()
     for alias, target in aliases.items():
         company = by_key.get(normalize_company(target))
-        if company is not None:
-            keys.setdefault(normalize_company(alias), company)
+        if company is None:
+            continue
+        for key, rule in _alias_keys(alias):
+            if key in keys:
+                continue
+            seen = from_aliases.get(key)
+            if seen is not None and seen[0] != company:
+                clashes.add(key)
+            elif seen is None or rule < seen[1]:  # the most lenient spelling rule of one company wins
+                from_aliases[key] = (company, rule)
+    keys.update({k: v for k, v in from_aliases.items() if k not in clashes})
     return keys
 
 
-def _find_companies(question: str, keys: Mapping[str, str]) -> list[str]:
+def _written_as(words: Sequence[str], rule: int) -> bool:
+    if rule == _UPPER_CASE:
+        return all(w.isupper() or w.isdigit() for w in words)
+    if rule == _CAPITALISED:
+        return words[0][:1].isupper() or words[0][:1].isdigit()
+    return True
+
+
+def _find_companies(question: str, keys: Mapping[str, tuple[str, int]]) -> list[str]:
     """Known companies named in the question, in order of first mention, without repeats."""
     found: list[tuple[int, str]] = []
     # Latin names: compare runs of 1..N consecutive words so "Best Buy's" and "PG&E" match while
     # "INTEL" inside "intelligence" or "AES" inside "sales" cannot (whole words only).
-    words = [(m.start(), m.group().upper()) for m in re.finditer(r"[0-9A-Za-z]+", question)]
+    words = [(m.start(), m.group()) for m in re.finditer(r"[0-9A-Za-z]+", question)]
     consumed_until = -1
     for i in range(len(words)):
         if i <= consumed_until:
             continue
         for span in range(min(_MAX_SPAN_WORDS, len(words) - i), 0, -1):  # longest first
-            key = "".join(w for _, w in words[i : i + span])
-            if key in keys:
-                found.append((words[i][0], keys[key]))
+            raw = [w for _, w in words[i : i + span]]
+            hit = keys.get("".join(raw).upper())
+            if hit is not None and _written_as(raw, hit[1]):
+                found.append((words[i][0], hit[0]))
                 consumed_until = i + span - 1
                 break
     # Chinese names have no word boundaries: plain substring search.
-    for key, company in keys.items():
+    for key, (company, _) in keys.items():
         if CJK_RE.search(key):
             pos = question.upper().find(key)
             if pos >= 0:
@@ -185,9 +204,12 @@ def filters_from_question(
     question: str,
     known_companies: Iterable[str],
     *,
-    aliases: Mapping[str, str] = DEFAULT_ALIASES,
+    aliases: Mapping[str, str] = _NO_ALIASES,
 ) -> dict[str, Any]:
     """Company / year / quarter a question is about, as payload-filter values; keys only when found.
+
+    `aliases` (alias -> company, see alias_map) are the other names the KB's documents use for
+    its companies: registrant names, tickers, Chinese short names and stock codes.
 
     When several years are named ("between FY2021 and FY2022") the latest wins: a filing for
     year Y reports Y and its comparatives, so the latest report answers the question. The same

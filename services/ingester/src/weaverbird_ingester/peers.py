@@ -23,6 +23,8 @@ def chunk_payload(doc: Document, chunk: Chunk) -> common_pb2.ChunkPayload:
         published_date=doc.published,
         chunk_index=chunk.index,
         heading=chunk.heading,
+        doc_type=doc.doc_type,
+        aliases=doc.aliases,
     )
 
 

@@ -28,6 +28,10 @@ class Document:
     quarter: int | None
     published: str
     origin: str = "local"
+    # Kind of document ("10K", "EARNINGS", "ANNUAL_REPORT") and the other names of `company` it uses
+    # (registrant, tickers, 简称, stock code): read at ingest (docs.entities), they feed the KB catalog.
+    doc_type: str = ""
+    aliases: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:

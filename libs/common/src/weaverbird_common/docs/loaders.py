@@ -14,8 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 
 from weaverbird_common.docs.documents import Document, Page
-from weaverbird_common.docs.metadata import canonical_company, metadata_from_filename
-from weaverbird_common.questions import detect_language
+from weaverbird_common.docs.entities import document_entities
+from weaverbird_common.docs.metadata import metadata_from_filename
 
 log = logging.getLogger(__name__)
 
@@ -140,20 +140,26 @@ def load_bytes(
         raise UnreadableDocument(f"no extractable text{hint}")
 
     src = source or filename
-    from_name = metadata_from_filename(filename)
     all_text = "\n".join(page.text for page in pages)
-    fm_company = str(front.get("company") or "")
+    # Front matter, then the file name, then the first pages; request overrides win over all three.
+    found = document_entities(all_text, filename, front)
+    year = year or found.year
     return Document(
         document_id=document_id_for(src),
         title=title or str(front.get("title") or "") or found_title or _stem(filename) or src,
         source=src,
         pages=pages,
-        language=language or str(front.get("language") or "") or detect_language(all_text),
-        company=company or (canonical_company(fm_company) if fm_company else from_name.company),
-        year=year or _int_or_none(front.get("year")) or from_name.year,
-        quarter=quarter or _int_or_none(front.get("quarter")) or from_name.quarter,
-        published=published or str(front.get("published") or "") or from_name.published or found_date,
+        language=language or found.language,
+        company=company or found.company,
+        year=year,
+        quarter=quarter or (found.quarter if year == found.year else None),
+        published=published
+        or str(front.get("published") or "")
+        or metadata_from_filename(filename).published
+        or found_date,
         origin=origin,
+        doc_type=found.doc_type,
+        aliases=list(found.aliases),
     )
 
 
@@ -161,7 +167,8 @@ _FRONT_MATTER_RE = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 
 
 def _split_front_matter(text: str) -> tuple[dict[str, object], str]:
-    """YAML front matter (title, company, year, quarter, language, published) and the body after it.
+    """YAML front matter (title, company, year, quarter, language, published; doc_type, aliases and
+    tickers for the catalog) and the body after it.
 
     Malformed front matter is kept as text rather than failing the document.
     """
@@ -175,13 +182,6 @@ def _split_front_matter(text: str) -> tuple[dict[str, object], str]:
     if not isinstance(data, dict):
         return {}, text
     return data, text[match.end() :]
-
-
-def _int_or_none(value: object) -> int | None:
-    try:
-        return int(value) if value not in (None, "") else None  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------

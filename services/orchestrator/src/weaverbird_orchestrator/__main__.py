@@ -13,6 +13,7 @@ from weaverbird_common.web import PageFetcher, UrlGuard
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
 from weaverbird_orchestrator.query_encoder import with_query_encoder
+from weaverbird_orchestrator.rerank import build_reranker
 from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.web import WebPath, build_provider
@@ -48,7 +49,7 @@ async def main() -> None:
     publisher = IngestPublisher(settings.kafka) if settings.kafka else None
     binding = ServiceBinding(
         orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,
-        OrchestratorServicer(QuestionFlow(peers, settings, web, publisher)),
+        OrchestratorServicer(QuestionFlow(peers, settings, web, publisher, build_reranker(settings))),
         orchestrator_pb2.DESCRIPTOR.services_by_name["OrchestratorService"].full_name,
     )
 

@@ -48,6 +48,7 @@ class Timings:
 
     embed_ms: float = 0.0
     local_search_ms: float = 0.0
+    rerank_ms: float = 0.0
     web_search_ms: float = 0.0
     web_fetch_ms: float = 0.0
     web_embed_ms: float = 0.0

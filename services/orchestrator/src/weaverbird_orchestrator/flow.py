@@ -25,6 +25,7 @@ from weaverbird_orchestrator.domain import (
 )
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer
 from weaverbird_orchestrator.ranker import best_cosine, rank
+from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
@@ -102,6 +103,7 @@ class QuestionFlow:
         settings: OrchestratorSettings,
         web: WebPath | None = None,
         publisher: Publisher | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self._peers = peers
         self._s = settings
@@ -109,6 +111,7 @@ class QuestionFlow:
         self._publisher = publisher
         self._default_threshold = settings.threshold
         self._catalog = CatalogCache(peers.catalog, settings.catalog_refresh_s)
+        self._reranker = reranker or NoReranker()
 
     async def default_threshold(self) -> float:
         """Deployment c: configured, or calibrated for the embedder's model (asked once)."""
@@ -171,6 +174,19 @@ class QuestionFlow:
         known = [*catalog.companies, *self._s.known_companies]
         return filters_from_question(question, known, aliases=catalog.aliases)
 
+    def _search_depth(self, params: AskParams) -> int:
+        """Hits fetched per search: K, or the reranker's candidate pool when a reranker runs."""
+        if isinstance(self._reranker, NoReranker):
+            return params.top_k
+        return min(max(params.top_k, self._s.rerank_candidates), self._s.max_top_k * 5)
+
+    async def _rerank(self, question: str, hits: list[Passage], top_k: int) -> list[Passage]:
+        """The reranker's order of the candidates, cut to K; cosines stay as they were for the gate."""
+        if isinstance(self._reranker, NoReranker):
+            return hits[:top_k]
+        reranked = await rerank_passages(self._reranker, question, hits, self._s.rerank_candidates)
+        return [r.passage for r in reranked][:top_k]
+
     async def _search_local(
         self, params: AskParams, vector: list[float]
     ) -> tuple[Mapping[str, str | int], list[Passage], str, str]:
@@ -181,20 +197,21 @@ class QuestionFlow:
         whichever found the better passage. A company read from the question that matches nothing at
         all is "uncovered": the coverage gate sends the question to the web whatever the scores."""
         filters = params.filters
-        hits = await self._peers.search(vector, params.top_k, filters, params.question)
+        depth = self._search_depth(params)
+        hits = await self._peers.search(vector, depth, filters, params.question)
         if not (filters and params.filters_from_question) or best_cosine(hits) >= params.threshold:
             return filters, hits, "", ""
         note = ""
         company = filters.get("company")
         if company and set(filters) != {"company"}:
-            company_hits = await self._peers.search(vector, params.top_k, {"company": company}, params.question)
+            company_hits = await self._peers.search(vector, depth, {"company": company}, params.question)
             if company_hits and best_cosine(company_hits) > best_cosine(hits):
                 note = f"passages matching {dict(filters)} were weak; searched {company} without the period. "
                 filters, hits = {"company": company}, company_hits
         uncovered = str(company) if company and not hits and self._s.web_when_company_missing else ""
         if best_cosine(hits) < params.threshold:
             # Filters guessed from the wording must never hide the knowledge base.
-            unfiltered = await self._peers.search(vector, params.top_k, {}, params.question)
+            unfiltered = await self._peers.search(vector, depth, {}, params.question)
             if unfiltered and best_cosine(unfiltered) > best_cosine(hits):
                 note = f"passages matching {dict(filters)} (from the question) were weak; searched without filters. "
                 filters, hits = {}, unfiltered
@@ -209,6 +226,9 @@ class QuestionFlow:
         search_start = time.perf_counter()
         filters, hits, note, uncovered = await self._search_local(params, vector)
         search_ms = _ms_since(search_start)
+        rerank_start = time.perf_counter()
+        hits = await self._rerank(params.question, hits, params.top_k)
+        rerank_ms = _ms_since(rerank_start)
 
         best = best_cosine(hits)
         decision = RouteDecision(
@@ -223,6 +243,7 @@ class QuestionFlow:
         )
         decision.timings.embed_ms = embed_ms
         decision.timings.local_search_ms = search_ms
+        decision.timings.rerank_ms = rerank_ms
         web_passages: list[Passage] = []
         if best < params.threshold or uncovered:
             decision.route = Route.WEB

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Document, Page
-from weaverbird_common.docs.metadata import metadata_from_filename
+from weaverbird_common.docs.entities import HEAD_CHARS, document_entities
 
 from weaverbird_eval.datasets import EvalSet
 
@@ -16,24 +19,62 @@ from weaverbird_eval.datasets import EvalSet
 class Chunks:
     texts: list[str]  # what gets embedded and BM25-indexed: title / heading above the chunk text
     unit_ids: list[str]  # unit of each chunk, parallel to texts
-    # company / year / quarter payload of each chunk, as the ingester derives it from a file name
-    # (FinanceBench's "3M_2022_10K"); empty where the title carries none (TAT-QA, Fin-Eva).
+    # Catalog payload of each chunk (company, aliases, year, quarter, doc_type), as the ingester reads it
+    # from the document's name and first pages (FinanceBench's "3M_2022_10K" and its cover page);
+    # empty where units have no document title (Fin-Eva).
     metadata: list[dict[str, Any]]
 
 
-def unit_metadata(title: str) -> dict[str, Any]:
-    meta = metadata_from_filename(title)
-    found = {"company": meta.company, "year": meta.year, "quarter": meta.quarter}
-    return {k: v for k, v in found.items() if v}
+def unit_metadata(title: str, head: str = "") -> dict[str, Any]:
+    """What the ingester would store for a document named `title` whose first pages are `head`."""
+    found = document_entities(head, title)
+    fields = {
+        "company": found.company,
+        "aliases": list(found.aliases),
+        "year": found.year,
+        "quarter": found.quarter,
+        "doc_type": found.doc_type,
+    }
+    return {k: v for k, v in fields.items() if v}
+
+
+def corpus_catalog(metadata: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """{company: its aliases} over a corpus's chunk metadata or payloads: the KB's own catalog, for
+    `questions.alias_map` and `filters_from_question`, as the retriever's Catalog RPC reports it."""
+    catalog: dict[str, set[str]] = defaultdict(set)
+    for meta in metadata:
+        if company := meta.get("company"):
+            catalog[company].update(meta.get("aliases") or ())
+    return {company: sorted(aliases) for company, aliases in sorted(catalog.items())}
+
+
+def _heads(evalset: EvalSet) -> dict[str, str]:
+    """First pages' text of each titled document: its units in page order ("DOC#p3"), else corpus order."""
+    by_title: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for order, unit in enumerate(evalset.units):
+        if unit.title:
+            page = re.search(r"#p(\d+)$", unit.id)
+            by_title[unit.title].append((int(page.group(1)) if page else order, unit.text))
+    heads = {}
+    for title, parts in by_title.items():
+        text = ""
+        for _, part in sorted(parts):
+            if len(text) >= HEAD_CHARS:
+                break
+            text += part + "\n"
+        heads[title] = text
+    return heads
 
 
 def chunk_units(evalset: EvalSet) -> Chunks:
     texts: list[str] = []
     unit_ids: list[str] = []
     metadata: list[dict[str, Any]] = []
+    heads = _heads(evalset)
+    per_title = {title: unit_metadata(title, head) for title, head in heads.items()}
     for unit in evalset.units:
         doc = Document(unit.id, unit.title, unit.id, [Page(None, unit.text)], evalset.language, "", None, None, "")
-        meta = unit_metadata(unit.title)
+        meta = per_title.get(unit.title, {})
         for chunk in chunk_document(doc):
             texts.append(embedding_text(doc, chunk))
             unit_ids.append(unit.id)

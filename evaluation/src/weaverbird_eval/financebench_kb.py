@@ -16,11 +16,14 @@ from tqdm import tqdm
 from weaverbird.v1 import common_pb2, retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.docs.entities import document_entities
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.docs.metadata import metadata_from_filename
 from weaverbird_embedder.backends import build_backend
 
 from weaverbird_eval.cache import cache_dir
+
+_HEAD_PAGES = 3  # a filing's cover and the pages after it: where document_entities looks
 
 
 def page_documents(
@@ -29,28 +32,36 @@ def page_documents(
     """One Document per filing, pages numbered pypdf index + 1 as the PDF loader numbers them.
 
     `limit_pages`: only the first N lines of pages.jsonl; `keep(doc_name, page_number)`: a page filter.
+    Company, aliases, period and type come from the filing's name and its own first pages (kept or
+    not), as the ingester reads them (docs.entities).
     """
     pages: dict[str, list[Page]] = defaultdict(list)
+    firsts: dict[str, list[tuple[int, str]]] = defaultdict(list)
     with (data_dir / "financebench" / "pages.jsonl").open(encoding="utf-8") as fh:
         for n, line in enumerate(fh):
             if limit_pages is not None and n >= limit_pages:
                 break
             row = json.loads(line)
             number = row["page_num"] + 1
-            if row["text"].strip() and (keep is None or keep(row["doc_name"], number)):
+            if not row["text"].strip():
+                continue
+            firsts[row["doc_name"]] = sorted([*firsts[row["doc_name"]], (number, row["text"])])[:_HEAD_PAGES]
+            if keep is None or keep(row["doc_name"], number):
                 pages[row["doc_name"]].append(Page(number, row["text"]))
     for doc_name, doc_pages in sorted(pages.items()):
-        meta = metadata_from_filename(doc_name)
+        found = document_entities("\n".join(text for _, text in firsts[doc_name]), doc_name)
         yield Document(
             document_id=document_id_for(f"{doc_name}.pdf"),
             title=doc_name,
             source=f"{doc_name}.pdf",
             pages=sorted(doc_pages, key=lambda p: p.number or 0),
             language="en",
-            company=meta.company,
-            year=meta.year,
-            quarter=meta.quarter,
-            published=meta.published,
+            company=found.company,
+            year=found.year,
+            quarter=found.quarter,
+            published=metadata_from_filename(doc_name).published,
+            doc_type=found.doc_type,
+            aliases=list(found.aliases),
         )
 
 
@@ -69,6 +80,8 @@ def build_corpus(documents: list[Document]) -> tuple[list[dict], list[str]]:
                     "company": doc.company,
                     "year": doc.year or 0,
                     "quarter": doc.quarter or 0,
+                    "doc_type": doc.doc_type,
+                    "aliases": list(doc.aliases),
                     "chunk_index": chunk.index,
                     "heading": chunk.heading,
                     "text": chunk.text,

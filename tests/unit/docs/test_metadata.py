@@ -55,7 +55,7 @@ def test_metadata_from_filename(name: str, expected: FileMetadata) -> None:
         ("Q3 2023", {"year": 2023, "quarter": 3}),
         ("Are Best Buy's gross margins historically consistent?", {"company": "BESTBUY"}),
         (
-            "What drove gross margin change as of FY2022 for JNJ?",
+            "What drove gross margin change as of FY2022 for JnJ?",
             {"company": "JOHNSON_JOHNSON", "year": 2022},
         ),
         ("How did Johnson & Johnson do in fiscal 2021?", {"company": "JOHNSON_JOHNSON", "year": 2021}),
@@ -96,6 +96,10 @@ def test_tickers_count_only_in_upper_case() -> None:
     assert filters_from_question("Is all of 3M's debt long-term?", known, aliases=aliases) == {"company": "3M"}
     assert filters_from_question("What did ALL pay in claims?", known, aliases=aliases) == {"company": "ALLSTATE"}
     assert filters_from_question("mmm revenue", ["3M"], aliases=aliases) == {}
+    assert filters_from_question("All of 3M's debt", known, aliases=aliases) == {"company": "3M"}
+    assert filters_from_question("JnJ sales", ["JOHNSON_JOHNSON"], aliases={"JNJ": "JOHNSON_JOHNSON"}) == {
+        "company": "JOHNSON_JOHNSON"
+    }
     assert filters_from_question("MMM revenue", ["3M"], aliases=aliases) == {"company": "3M"}
     # One-letter tickers never count: "A" and "C" are words too.
     assert filters_from_question("Is C a bank?", ["CITIGROUP"], aliases={"C": "CITIGROUP"}) == {}

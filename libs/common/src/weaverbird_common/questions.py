@@ -42,8 +42,9 @@ _LEGAL_SUFFIXES = frozenset(
 )  # fmt: skip
 _ZH_LEGAL_SUFFIX_RE = re.compile(r"(?:集团)?(?:股份有限公司|有限责任公司|有限公司|股份公司)$")
 _MAX_SPAN_WORDS = 6  # longest company name in words ("American Water Works Company, Inc." + possessive)
-# Ticker-shaped aliases (MMM, JPM, BRK.B) only count when the question writes them in upper case,
-# so the English word "all" never matches a ticker ALL; one-letter tickers never count.
+# Ticker-shaped aliases (MMM, JPM, BRK.B) only count when the question writes them in upper case
+# (or with capitals inside, "JnJ"), so the English word "all" or "All" never matches a ticker ALL;
+# one-letter tickers never count.
 _TICKER_RE = re.compile(r"[A-Z]{1,5}(?:[.\-][A-Z]{1,2})?")
 _MIN_CODE_DIGITS = 5  # stock codes (600519, 00700) and not "2023"-like numbers
 # How a matching key must be written in the question, most lenient first.
@@ -133,8 +134,8 @@ def _company_keys(known: Iterable[str], aliases: Mapping[str, str]) -> dict[str,
 
 
 def _written_as(words: Sequence[str], rule: int) -> bool:
-    if rule == _UPPER_CASE:
-        return all(w.isupper() or w.isdigit() for w in words)
+    if rule == _UPPER_CASE:  # "MMM", or capitals inside the word ("JnJ"): never a plain English word
+        return all(w.isupper() or w.isdigit() or any(c.isupper() for c in w[1:]) for w in words)
     if rule == _CAPITALISED:
         return words[0][:1].isupper() or words[0][:1].isdigit()
     return True

@@ -169,7 +169,7 @@ def _read_sec_cover(lines: list[str], flat: str, facts: _TextFacts) -> None:
     for m in _EXACT_NAME_RE.finditer(flat):
         # The name runs back to the previous field: a file number, a date, ")" or a rule.
         before = re.split(rf"{_DATE}|\d+-\d+|\)|_{{3,}}|:", flat[max(0, m.start() - 200) : m.start()], flags=re.I)[-1]
-        candidate = _join_split_capitals(re.sub(r"\s+\.", ".", before).strip(" _-,"))
+        candidate = _join_split_capitals(re.sub(r"^[\s_.,-]+|[\s_,-]+$", "", re.sub(r"\s+\.", ".", before)))
         if _is_name(candidate) and candidate not in facts.names:
             facts.names.append(candidate)
     if not facts.names:  # covers without the "(Exact name ...)" caption, e.g. 3M's

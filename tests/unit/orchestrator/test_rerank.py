@@ -15,6 +15,7 @@ from weaverbird_orchestrator.domain import Passage
 from weaverbird_orchestrator.rerank import (
     NoReranker,
     Reranked,
+    RerankerUnavailable,
     ScoringReranker,
     build_reranker,
     order_by_scores,
@@ -98,12 +99,12 @@ class TestFactory:
     def test_unknown_name_and_missing_model(self, tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="unknown reranker"):
             build_reranker(SimpleNamespace(reranker="colbert"))
-        from weaverbird_orchestrator.rerank.cross_encoder import RerankerUnavailable
-
         with pytest.raises(RerankerUnavailable, match="local model directory"):
             build_reranker(_settings(reranker="cross_encoder"))
         with pytest.raises(RerankerUnavailable, match="not found"):
             build_reranker(_settings(reranker="cross_encoder", reranker_model_path=str(tmp_path / "nope")))
+        with pytest.raises(RerankerUnavailable, match="reranker 'embedder'"):
+            build_reranker(_settings(reranker="embedder", reranker_model_path=str(tmp_path / "missing.bin")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,3 +235,39 @@ class TestEmbedderReranker:
         assert reranker.score_texts(QUESTION, [TEXTS[0], TEXTS[0]])[0] == pytest.approx(first[0], abs=1e-6)
         assert counting.passages_embedded == 6  # a text repeated within one call is embedded once
         assert reranker.score_texts(QUESTION, []) == []
+
+
+class _Inner:
+    """An evaluation System returning a fixed chunk ranking."""
+
+    name = "fixed"
+
+    def __init__(self, ranking: list[tuple[int, float]]) -> None:
+        self.ranking = ranking
+        self.depths: list[int] = []
+
+    def index(self, texts: Sequence[str], language: str, label: str, metadata: Any = None) -> None:
+        self.texts = list(texts)
+
+    def search(self, queries: Sequence[str], depth: int) -> list[list[tuple[int, float]]]:
+        self.depths.append(depth)
+        return [self.ranking[:depth] for _ in queries]
+
+    def close(self) -> None:
+        pass
+
+
+def test_reranked_evaluation_system() -> None:
+    from weaverbird_eval.rerank_system import RerankedSystem
+
+    texts = [*TEXTS, "The company's total revenue in fiscal year 2022 was $394.3 billion."]
+    inner = _Inner([(0, 9.0), (2, 8.0), (5, 7.0), (1, 6.0), (3, 5.0)])  # the match (5) third
+    system = RerankedSystem(inner, "use", candidates=3)
+    assert system.name == "fixed+rerank-use"
+    system.index(texts, "en", "t")
+    [ranking] = system.search([QUESTION], depth=4)
+    assert ranking[0][0] == 5 and {i for i, _ in ranking[:3]} == {0, 2, 5}
+    assert ranking[3] == (1, 6.0)  # after the candidates, the inner order and scores
+    assert inner.depths == [4] and len(system.rerank_ms) == 1
+    assert [i for i, _ in system.search([QUESTION], depth=2)[0]] == [i for i, _ in ranking[:2]]
+    assert inner.depths[-1] == 3  # asks the inner system for at least the candidates

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from weaverbird_orchestrator.domain import Passage
-from weaverbird_orchestrator.rerank.base import NoReranker, Reranked, Reranker, ScoringReranker, order_by_scores
+from weaverbird_orchestrator.rerank.base import (
+    NoReranker,
+    Reranked,
+    Reranker,
+    RerankerUnavailable,
+    ScoringReranker,
+    order_by_scores,
+)
 
 RERANKER_NAMES: tuple[str, ...] = ("none", "cross_encoder", "embedder")
 
@@ -21,6 +28,7 @@ __all__ = [
     "NoReranker",
     "Reranked",
     "Reranker",
+    "RerankerUnavailable",
     "ScoringReranker",
     "build_reranker",
     "order_by_scores",
@@ -31,7 +39,8 @@ __all__ = [
 def build_reranker(settings: Any) -> Reranker:
     """The reranker `settings.reranker` names (OrchestratorSettings or anything with its reranker_* fields).
 
-    Heavy packages (torch, sentence-transformers, the embedder's backends) load only when chosen."""
+    Heavy packages (torch, sentence-transformers, the embedder's backends) load only when chosen.
+    Raises RerankerUnavailable when a package or model file is missing, ValueError for a bad option."""
     name = settings.reranker
     if name == "none":
         return NoReranker()
@@ -45,13 +54,18 @@ def build_reranker(settings: Any) -> Reranker:
             max_length=settings.reranker_max_length,
         )
     if name == "embedder":
-        from weaverbird_embedder.backends import build_backend
+        from weaverbird_embedder.backends import BackendUnavailable, build_backend
 
         from weaverbird_orchestrator.rerank.embedder import EmbedderReranker
 
-        backend = build_backend(
-            settings.reranker_embedder_backend, model_path=settings.reranker_model_path, device=settings.reranker_device
-        )
+        try:
+            backend = build_backend(
+                settings.reranker_embedder_backend,
+                model_path=settings.reranker_model_path,
+                device=settings.reranker_device,
+            )
+        except BackendUnavailable as exc:
+            raise RerankerUnavailable(f"reranker 'embedder': {exc}") from exc
         return EmbedderReranker(backend, batch_size=settings.reranker_batch_size)
     raise ValueError(f"unknown reranker {name!r}; expected one of {', '.join(RERANKER_NAMES)}")
 

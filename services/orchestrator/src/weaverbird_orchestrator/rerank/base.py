@@ -9,6 +9,10 @@ from typing import Protocol, runtime_checkable
 from weaverbird_orchestrator.domain import Passage
 
 
+class RerankerUnavailable(Exception):
+    """The reranker's package or model files are missing here."""
+
+
 @dataclass(frozen=True)
 class Reranked:
     """A passage and the reranker's score for it. `passage.score` stays the retrieval cosine, which

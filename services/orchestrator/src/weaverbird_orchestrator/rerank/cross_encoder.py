@@ -7,11 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from weaverbird_orchestrator.rerank.base import ScoringReranker
-
-
-class RerankerUnavailable(Exception):
-    """The reranker's package or model files are missing here."""
+from weaverbird_orchestrator.rerank.base import RerankerUnavailable, ScoringReranker
 
 
 class CrossEncoderReranker(ScoringReranker):

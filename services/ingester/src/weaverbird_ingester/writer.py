@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Chunk, Document
+from weaverbird_common.docs.entities import document_entities
+from weaverbird_common.questions import normalize_company
 
 
 class KnowledgeBase(Protocol):
@@ -36,6 +39,7 @@ class DocumentWriter:
         self._embed_batch = embed_batch
 
     async def write(self, doc: Document) -> WriteResult:
+        doc = aliases_for_company(doc)
         chunks = chunk_document(doc, target_tokens=self._chunk_tokens, max_tokens=self._max_chunk_tokens)
         # Embed everything before touching the store: a failed embedding then leaves the previous
         # version of the document intact instead of half-replaced.
@@ -48,3 +52,20 @@ class DocumentWriter:
             await self._kb.upsert(doc, batch, batch_vectors)
         pages = sum(1 for p in doc.pages if p.number is not None)
         return WriteResult(doc.document_id, doc.title, pages, len(chunks))
+
+
+def aliases_for_company(doc: Document) -> Document:
+    """Drop a web page's aliases when the company it is filed under is not the one its text is about.
+
+    The loader reads aliases from the text; the orchestrator may then file the page under the
+    question's company (any page that names it). A Pfizer release naming Johnson & Johnson must not
+    give JOHNSON_JOHNSON the names "Pfizer Inc." and "PFE" in the catalog.
+    """
+    if doc.origin != "web" or not doc.aliases or not doc.company:
+        return doc
+    found = document_entities(doc.text)
+    key = normalize_company(doc.company)
+    names = [normalize_company(n) for n in (found.company, *found.aliases)]
+    if any(n.startswith(key) or key.startswith(n) for n in names if n):
+        return doc
+    return dataclasses.replace(doc, aliases=[])

@@ -58,12 +58,20 @@ def test_stream_routes_local_and_cites_the_right_note(orchestrator: Stub, questi
     assert answer.strip(), "the model produced no text"
     done = events[-1].done
     assert done.completion_tokens > 0 and done.model_id.startswith("llama.cpp:")
+    # The numeric check ran on the answer (its outcome depends on what the small model wrote).
+    assert done.answer_check in (
+        orchestrator_pb2.ANSWER_CHECK_SUPPORTED,
+        orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED,
+        orchestrator_pb2.ANSWER_CHECK_NO_NUMBERS,
+    )
+    assert (done.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED) == bool(done.unsupported_numbers)
     assert done.timings.total_ms >= done.timings.generate_ms > 0
 
 
 def test_per_request_k_j_c_override_and_weak_evidence_is_reported(orchestrator: Stub) -> None:
     # With c above any achievable cosine the gate sends the question to the web; the local search
-    # server knows no results for it, so the answer degrades to local and the route event says why.
+    # server knows no results for it, so only weak local passages remain: the orchestrator says the
+    # information is insufficient without asking the model, and the route event says why.
     events = _events(
         orchestrator, question="What was Northwind Robotics' revenue in fiscal 2024?", top_k=4, top_j=2, threshold=0.999
     )
@@ -73,8 +81,15 @@ def test_per_request_k_j_c_override_and_weak_evidence_is_reported(orchestrator: 
     assert route.route == orchestrator_pb2.ROUTE_WEB
     assert route.web_status == "no search results"
     assert "weak" in route.note and "web search failed" in route.note
+    assert "".join(e.token for e in events if e.HasField("token")) == (
+        "The provided information is insufficient to answer this question."
+    )
     citations = next(e.citations.citations for e in events if e.HasField("citations"))
-    assert len(citations) == 2
+    assert len(citations) == 0  # nothing went to the model
+    further = next(e.further_reading.passages for e in events if e.HasField("further_reading"))
+    assert [f.number for f in further] == [1, 2, 3, 4]  # every retrieved passage is offered to read
+    done = events[-1].done
+    assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED and done.completion_tokens == 0
 
 
 def test_unary_ask_collects_the_stream(orchestrator: Stub) -> None:

@@ -66,6 +66,7 @@ def test_percent_is_recognised_in_every_spelling() -> None:
         "The 2nd half and the 1st quarter [1].",
         "Source: https://x.example/2024/report-123 [1]",
         "Filed on 2024-03-15 [1].",
+        "Filed on 05/05/2023 and 3/15/24 [1].",
         "1. Revenue grew [1].\n2) Margins fell [2].\n3、利润增长[3]。",
     ],
 )
@@ -218,3 +219,9 @@ def test_a_chinese_table_unit_scales_bare_figures() -> None:
     passage = "单位：万元\n营业收入 | 513,700"
     assert check_answer("营业收入为51.37亿元[1]。", [passage]).result == "supported"
     assert check_answer("营业收入为513,700万元[1]。", [passage]).result == "supported"
+    assert check_answer("营业收入为51.37亿元[1]。", ["单位：千万元\n营业收入 | 513.7"]).result == "supported"
+
+
+def test_a_bullet_dash_is_not_a_minus() -> None:
+    (figure,) = answer_figures("Highlights:\n- 12.5% growth [1]")
+    assert figure.text == "12.5%" and figure.raw == 12.5

@@ -43,7 +43,7 @@ _SCALE_WORDS = {
 }  # fmt: skip
 
 _MENTION = re.compile(
-    r"(?P<sign>-(?=\s?(?:[$¥￥€£]\s?)?\d))?"
+    r"(?P<sign>-(?=(?:[$¥￥€£]\s?)?\d))?"  # glued to the number: "- 5%" is a bullet
     r"(?P<cur>(?:(?:US|HK|NT|S|A|C)?\$|[¥￥€£]|(?:USD|HKD|RMB|CNY|EUR|GBP|JPY)(?![A-Za-z]))\s?)?"
     r"(?P<num>(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\d)"
     r"(?:\s?(?P<pct>%|(?i:percent|per cent|pct)(?![A-Za-z])|个百分点|百分点)"
@@ -60,14 +60,14 @@ _NOT_FIGURES = re.compile(
     r"[\[]\s*\d+(?:\s*[,，、\-–]\s*\d+)*\s*\]"  # citation markers [1], [2, 3], [1-3]
     r"|(?m:^[ \t]*(?:[-*•][ \t]*)?\(?\d{1,2}[.)、](?!\d))"  # list ordinals "1." "2)" "3、" at a line start
     r"|https?://\S+"
-    r"|\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b"  # ISO and slashed dates
+    r"|\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b"  # 2024-03-15, 03/15/2024
     r"|\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?|\d{1,2}\s?[日号]"  # 12月31日
     rf"|\b{_MONTH}\.?\s\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s{_MONTH}\b"  # December 31, 31 Dec
     r"|第\s?\d\s?季度?"  # 第3季度: a quarter's name
 )
 # A passage whose table states its unit ("in millions", "单位：万元") also supports bare figures scaled by it.
 _TABLE_UNIT = re.compile(
-    r"(?i:in (thousands|millions|billions)\b|\((thousands|millions|billions)\))|单位[:：]\s*(万|亿|千|百万|千万)"
+    r"(?i:in (thousands|millions|billions)\b|\((thousands|millions|billions)\))|单位[:：]\s*(千万|百万|万|亿|千)"
 )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from weaverbird_eval.corpus import chunk_units
-from weaverbird_eval.datasets import EvalSet
+from weaverbird_eval.datasets import EvalSet, is_held_out
 from weaverbird_eval.metrics import KS, collapse, score
 from weaverbird_eval.systems import build_system
 
@@ -28,6 +28,9 @@ class RetrievalRow:
     index_s: float
     query_ms_p50: float  # whole query path: embedding (or tokenising) plus search
     metrics: dict[str, float] = field(default_factory=dict)
+    # The same metrics on each half of the queries (datasets.is_held_out): settings such as the fusion
+    # weights are chosen on "tune" (held-out) and reported on "report" (dev), never on the same questions.
+    halves: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow]:
@@ -64,6 +67,10 @@ def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow
             round(float(np.percentile(times, 50)), 2),
             score(units, relevant),
         )
+        for half, keep in (("tune", True), ("report", False)):
+            part = {q: r for q, r in units.items() if is_held_out(q) == keep}
+            if part:
+                row.halves[half] = score(part, {q: relevant[q] for q in part})
         m = row.metrics
         print(
             f"[{evalset.name}/{name}] {row.queries} queries, {row.chunks} chunks: "

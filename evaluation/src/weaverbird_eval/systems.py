@@ -5,7 +5,8 @@ indices for a batch of queries.
 
 Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vectors are stored but unused);
 `hybrid-<backend>[-dbsf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
-`served-<backend>[-dbsf]` hybrid with catalog filters: what the served path does."""
+`served-<backend>[-dbsf]` hybrid with catalog filters: what the served path does. A `-lex<w>` suffix
+weighs the lexical leg w against the dense leg's 1 in reciprocal rank fusion (`served-use-lex3`)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ from weaverbird_eval.cache import cache_dir
 
 Ranking = list[tuple[int, float]]  # (chunk index, score), best first
 Metadata = Sequence[dict[str, Any]]  # payload filter fields per chunk (company, year, quarter)
-
 
 
 class System(Protocol):
@@ -63,6 +63,7 @@ class DenseSystem:
         filters: bool = False,
         mode: SearchMode = "dense",
         fusion: FusionKind = "rrf",
+        lexical_weight: float = 1.0,
     ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
@@ -70,6 +71,7 @@ class DenseSystem:
         self.filters = filters
         self.mode: SearchMode = mode
         self.fusion: FusionKind = fusion
+        self.lexical_weight = lexical_weight
         self._companies: list[str] = []
         self._aliases: dict[str, str] = {}
         self._cache = cache or cache_dir()
@@ -125,7 +127,13 @@ class DenseSystem:
         vectors = self.embed_queries(queries)
         out = []
         for query, vector in zip(queries, vectors, strict=True):
-            options = SearchOptions(mode=self.mode, text=query, fusion=self.fusion, prefetch=max(50, depth))
+            options = SearchOptions(
+                mode=self.mode,
+                text=query,
+                fusion=self.fusion,
+                prefetch=max(50, depth),
+                lexical_weight=self.lexical_weight,
+            )
             if self.mode != "dense" and not query.strip():
                 options = SearchOptions()
             ranking = [(self._ids[h.id], h.rank_score) for h in self._store.search(vector, depth, None, options)]
@@ -215,7 +223,9 @@ def build_system(name: str) -> System:
     if name == "bm25":
         return Bm25System()
     fusion: FusionKind = "rrf"
-    base = name
+    base, weight = name, 1.0
+    if match := re.search(r"-lex(\d+(?:\.\d+)?)$", base):
+        weight, base = float(match.group(1)), base[: match.start()]
     if base.endswith("-dbsf"):
         fusion, base = "dbsf", base.removesuffix("-dbsf")
     prefix, _, backend = base.partition("-")
@@ -227,7 +237,7 @@ def build_system(name: str) -> System:
     }
     if backend and prefix in settings:
         mode, filters = settings[prefix]
-        system = DenseSystem(backend, filters=filters, mode=mode, fusion=fusion)
+        system = DenseSystem(backend, filters=filters, mode=mode, fusion=fusion, lexical_weight=weight)
     else:
         system = DenseSystem(name)
     system.name = name

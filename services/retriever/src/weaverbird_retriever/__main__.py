@@ -30,6 +30,7 @@ async def main() -> None:
         default_mode=settings.search_mode,
         fusion=settings.fusion,
         prefetch=settings.prefetch,
+        lexical_weight=settings.lexical_weight,
     )
     binding = ServiceBinding(
         retriever_pb2_grpc.add_RetrieverServiceServicer_to_server,

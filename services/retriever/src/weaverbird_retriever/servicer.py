@@ -31,6 +31,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         default_mode: SearchMode = "hybrid",
         fusion: str = "rrf",
         prefetch: int = 50,
+        lexical_weight: float = 1.0,
     ) -> None:
         self._store = store
         self._max_k = max_k
@@ -38,6 +39,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self._default_mode = default_mode
         self._fusion = fusion
         self._prefetch = prefetch
+        self._lexical_weight = lexical_weight
         self._dimension: int | None = None
         self._create_lock = threading.Lock()
         try:
@@ -118,7 +120,13 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
                 raise InvalidArgument(f"{mode} search needs the query text in `text`")
         else:
             raise InvalidArgument(f"unknown search mode {request.mode}")
-        return SearchOptions(mode=mode, text=text, fusion=self._fusion, prefetch=self._prefetch)  # type: ignore[arg-type]
+        return SearchOptions(
+            mode=mode,
+            text=text,
+            fusion=self._fusion,  # type: ignore[arg-type]
+            prefetch=self._prefetch,
+            lexical_weight=self._lexical_weight,
+        )
 
     async def DeleteDocument(
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext

@@ -36,3 +36,6 @@ class RetrieverSettings(BaseServiceSettings):
         "score fusion (README, Retrieval, has the measurement).",
     )
     prefetch: int = Field(50, ge=1, le=1000, description="Candidates each hybrid leg hands to the fusion.")
+    lexical_weight: float = Field(
+        1.0, gt=0, le=100, description="Weight of the lexical leg in reciprocal rank fusion (the dense leg's is 1)."
+    )

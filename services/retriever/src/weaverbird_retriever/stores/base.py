@@ -18,6 +18,9 @@ FilterValue = str | int
 SearchMode = Literal["dense", "lexical", "hybrid"]
 # How the two legs of a hybrid search are merged: reciprocal rank or distribution-based score fusion.
 FusionKind = Literal["rrf", "dbsf"]
+# Reciprocal rank fusion: score = sum over legs of weight / (RRF_K + rank). 60 is Cormack et al.'s
+# value; every backend is given it explicitly so they all rank alike.
+RRF_K = 60
 
 # Chunk text lives in the payload under this key so every backend returns it with the hit.
 TEXT_KEY = "text"
@@ -87,12 +90,14 @@ class SearchOptions:
     """How to search: the mode, the query text for the lexical leg, and the fusion of the two legs.
 
     prefetch: candidates each leg hands to the fusion (at least k).
+    lexical_weight: weight of the lexical leg against the dense leg's 1 in reciprocal rank fusion.
     """
 
     mode: SearchMode = "dense"
     text: str = ""
     fusion: FusionKind = "rrf"
     prefetch: int = 50
+    lexical_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -190,6 +195,8 @@ def check_search(k: int, options: SearchOptions | None) -> SearchOptions:
         raise StoreError(f"unknown search mode {options.mode!r}")
     if options.fusion not in ("rrf", "dbsf"):
         raise StoreError(f"unknown fusion {options.fusion!r}")
+    if not options.lexical_weight > 0:
+        raise StoreError(f"lexical_weight must be positive, got {options.lexical_weight}")
     if options.mode != "dense" and not options.text.strip():
         raise StoreError(f"{options.mode} search needs the query text")
     return options

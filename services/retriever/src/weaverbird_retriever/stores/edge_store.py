@@ -16,6 +16,7 @@ import qdrant_edge as qe
 from weaverbird_retriever.lexical import LEXICAL_VECTOR, SparseVector, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
+    RRF_K,
     ChunkRecord,
     CollectionMissing,
     CollectionStats,
@@ -63,9 +64,6 @@ FULL_SCAN_THRESHOLD_KB = 40_000
 # (100) and 0.96 at 256, for about 0.6 ms more per search (benchmarks/vector_stores.py).
 DEFAULT_HNSW_EF = 256
 
-# Reciprocal rank fusion constant: score = sum of 1 / (RRF_K + rank). 60 is Cormack et al.'s value;
-# qdrant-client's local mode uses it too, so both embedded backends rank alike.
-RRF_K = 60
 
 # Mid-selectivity filter fields that get payload-aware HNSW links (see _index_schema).
 _PAYLOAD_GRAPH_FIELDS = frozenset({"company", "year", "quarter"})
@@ -309,7 +307,11 @@ class EdgeStore:
                 qe.Prefetch(limit=limit, query=qe.Query.Nearest(dense), filter=flt, params=self._search_params),
                 qe.Prefetch(limit=limit, query=sparse, filter=flt),
             ],
-            "query": qe.Fusion.Rrf(k=RRF_K) if options.fusion == "rrf" else qe.Fusion.Dbsf(),
+            "query": (
+                qe.Fusion.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight])
+                if options.fusion == "rrf"
+                else qe.Fusion.Dbsf()
+            ),
         }
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:

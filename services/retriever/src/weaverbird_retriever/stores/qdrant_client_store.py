@@ -13,6 +13,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from weaverbird_retriever.lexical import LEXICAL_VECTOR, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
+    RRF_K,
     ChunkRecord,
     CollectionMissing,
     CollectionStats,
@@ -180,13 +181,18 @@ class QdrantClientStore:
         if options.mode == "lexical":
             return {"query": sparse, "using": LEXICAL_VECTOR}
         limit = max(k, options.prefetch)
-        fusion = models.Fusion.RRF if options.fusion == "rrf" else models.Fusion.DBSF
+        fusion: models.Query = (
+            # k and weights spelled out so local mode and a server rank exactly as Qdrant Edge does.
+            models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight]))
+            if options.fusion == "rrf"
+            else models.FusionQuery(fusion=models.Fusion.DBSF)
+        )
         return {
             "prefetch": [
                 models.Prefetch(query=dense, limit=limit, filter=flt),
                 models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt),
             ],
-            "query": models.FusionQuery(fusion=fusion),
+            "query": fusion,
         }
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:

@@ -18,8 +18,9 @@ FilterValue = str | int
 SearchMode = Literal["dense", "lexical", "hybrid"]
 # How the two legs of a hybrid search are merged: reciprocal rank or distribution-based score fusion.
 FusionKind = Literal["rrf", "dbsf"]
-# Reciprocal rank fusion: score = sum over legs of weight / (RRF_K + rank). 60 is Cormack et al.'s
-# value; every backend is given it explicitly so they all rank alike.
+# Reciprocal rank fusion: score = sum over legs of 1 / (RRF_K - 1 + rank / weight), rank from 1 (Qdrant's
+# weighted RRF: a weight stretches or shrinks the leg's ranks). 60 is Cormack et al.'s k; every backend
+# is given it explicitly so they all rank alike.
 RRF_K = 60
 
 # Chunk text lives in the payload under this key so every backend returns it with the hit.
@@ -90,7 +91,8 @@ class SearchOptions:
     """How to search: the mode, the query text for the lexical leg, and the fusion of the two legs.
 
     prefetch: candidates each leg hands to the fusion (at least k).
-    lexical_weight: weight of the lexical leg against the dense leg's 1 in reciprocal rank fusion.
+    lexical_weight: weight of the lexical leg against the dense leg's 1 in reciprocal rank fusion
+    (its ranks are divided by it, see RRF_K).
     """
 
     mode: SearchMode = "dense"

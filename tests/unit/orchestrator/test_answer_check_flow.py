@@ -46,7 +46,7 @@ class FakePeers:
         return "fake"
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = ""
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
     ) -> list[Passage]:
         return self.hits[:k]
 

@@ -21,6 +21,8 @@ class Catalog:
 
     companies: Mapping[str, Sequence[str]] = field(default_factory=dict)
     points: int = 0
+    # Fiscal years of each company's documents (no entry: none carry a year).
+    years: Mapping[str, Sequence[int]] = field(default_factory=dict)
 
     @property
     def aliases(self) -> dict[str, str]:

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from weaverbird_common import telemetry
+from weaverbird_common.coverage import assess, name_candidates
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
-from weaverbird_common.questions import detect_language, filters_from_question
+from weaverbird_common.questions import detect_language, filters_from_question, normalize_company
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
@@ -40,7 +41,7 @@ class Peers(Protocol):
     async def embedder_model(self) -> str: ...
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = ""
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
     ) -> list[Passage]: ...
 
     async def catalog(self) -> Catalog: ...
@@ -136,9 +137,7 @@ class QuestionFlow:
         if not question:
             raise InvalidArgument("question must not be empty")
         if len(question) > self._s.max_question_chars:
-            raise InvalidArgument(
-                f"question has {len(question)} characters; the limit is {self._s.max_question_chars}"
-            )
+            raise InvalidArgument(f"question has {len(question)} characters; the limit is {self._s.max_question_chars}")
         k = top_k or self._s.top_k
         if not 1 <= k <= self._s.max_top_k:
             raise InvalidArgument(f"top_k must be between 1 and {self._s.max_top_k}, got {k}")
@@ -187,6 +186,21 @@ class QuestionFlow:
         reranked = await rerank_passages(self._reranker, question, hits, self._s.rerank_candidates)
         return [r.passage for r in reranked][:top_k]
 
+    async def _coverage_gap(self, params: AskParams, vector: list[float]) -> str:
+        """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year of
+        a KB company it has no document for, or a name that no chunk mentions (weaverbird_common.coverage)."""
+        catalog = await self._catalog.get()
+        unknown: list[str] = []
+        if "company" not in params.filters and params.language == "en":
+            named = {normalize_company(n) for n in [*catalog.companies, *catalog.aliases]}
+            for name in name_candidates(params.question)[: self._s.coverage_max_names]:
+                if normalize_company(name) in named:
+                    continue
+                # One lexical look-up per name: any chunk holding the word means the KB knows it.
+                if not await self._peers.search(vector, 1, {}, name, "lexical"):
+                    unknown.append(name)
+        return assess(params.filters, catalog.years, unknown).reason
+
     async def _search_local(
         self, params: AskParams, vector: list[float]
     ) -> tuple[Mapping[str, str | int], list[Passage], str, str]:
@@ -225,6 +239,10 @@ class QuestionFlow:
 
         search_start = time.perf_counter()
         filters, hits, note, uncovered = await self._search_local(params, vector)
+        if uncovered:
+            uncovered = f"the knowledge base holds nothing about {uncovered}"
+        elif self._s.coverage_gate and params.filters_from_question:
+            uncovered = await self._coverage_gap(params, vector)
         search_ms = _ms_since(search_start)
         rerank_start = time.perf_counter()
         hits = await self._rerank(params.question, hits, params.top_k)
@@ -248,7 +266,7 @@ class QuestionFlow:
         if best < params.threshold or uncovered:
             decision.route = Route.WEB
             if uncovered:
-                note += f"the knowledge base holds nothing about {uncovered}; "
+                note += f"{uncovered}; "
             else:
                 note += f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
             if self._web is None:

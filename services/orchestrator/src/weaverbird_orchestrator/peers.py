@@ -21,6 +21,12 @@ from weaverbird_orchestrator.settings import OrchestratorSettings
 
 _ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
 _ORIGIN_BY_NAME = {"local": common_pb2.ORIGIN_LOCAL, "web": common_pb2.ORIGIN_WEB}
+_MODES = {
+    "": retriever_pb2.SEARCH_MODE_UNSPECIFIED,
+    "dense": retriever_pb2.SEARCH_MODE_DENSE,
+    "lexical": retriever_pb2.SEARCH_MODE_LEXICAL,
+    "hybrid": retriever_pb2.SEARCH_MODE_HYBRID,
+}
 
 
 def filter_proto(filters: Mapping[str, str | int]) -> common_pb2.PayloadFilter:
@@ -95,10 +101,10 @@ class GrpcPeers:
         return info.model_id
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = ""
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
     ) -> list[Passage]:
-        # With the question text the retriever runs its default mode (hybrid: dense + BM25 fused).
-        request = retriever_pb2.SearchRequest(vector=vector, k=k, text=text)
+        """mode "" leaves the choice to the retriever (its default: hybrid when there is text)."""
+        request = retriever_pb2.SearchRequest(vector=vector, k=k, text=text, mode=_MODES[mode])
         if filters:
             request.filter.CopyFrom(filter_proto(filters))
         async with peer_errors("retriever"):
@@ -108,7 +114,11 @@ class GrpcPeers:
     async def catalog(self) -> Catalog:
         async with peer_errors("retriever"):
             reply = await self._retriever.Catalog(retriever_pb2.CatalogRequest(), timeout=self._s.search_timeout_s)
-        return Catalog(companies={c.company: list(c.aliases) for c in reply.companies}, points=reply.points)
+        return Catalog(
+            companies={c.company: list(c.aliases) for c in reply.companies},
+            points=reply.points,
+            years={c.company: list(c.years) for c in reply.companies},
+        )
 
     async def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int

@@ -35,6 +35,12 @@ class OrchestratorSettings(BaseServiceSettings):
         "their aliases come from the retriever's catalog; names listed here are recognised even when the KB "
         "holds nothing about them, so the coverage gate can send such questions to the web.",
     )
+    coverage_gate: bool = Field(
+        True,
+        description="Catalog gate: send a question to the web when it names a KB company for a fiscal year the KB "
+        "has no document of, or (English) a name no KB chunk mentions. README, Route decision, has the numbers.",
+    )
+    coverage_max_names: int = Field(4, ge=0, description="Names per question looked up in the lexical index.")
     catalog_refresh_s: float = Field(
         30.0, ge=0, description="How often the KB catalog (companies, aliases) is re-read from the retriever."
     )

@@ -1,0 +1,100 @@
+"""Does the knowledge base cover what a question is about? Signals the route gate uses beside the cosine.
+
+A cosine cannot tell "a similar filing" from "the right filing": a question about 3M's 2018 revenue
+scores as high on Amazon's revenue page as on 3M's. What can tell is the catalog: which companies and
+fiscal years the KB's documents are about. Two checks come from it:
+
+- period: the question names a KB company and a fiscal year, and no document of that company is for
+  that year or the next (a filing for year Y+1 reports Y as its comparative);
+- unknown name: the question names something proper-noun-like (a capitalised word that does not start
+  the sentence, an acronym or ticker, "3M") that matches no catalog company and occurs in no chunk at
+  all. Whether a name occurs anywhere in the KB is asked of the lexical index by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+# Capitalised words that are not names: question words and the finance vocabulary of titles and
+# acronyms. A name that slips through only costs a lexical look-up, since any word the KB contains
+# is not unknown; this list just keeps the look-ups few.
+_NOT_NAMES = frozenset(
+    """
+    a an and are as at based be between by can compared could did do does during each for from give had
+    has have how if in is it its of on or per please provide should than that the their this to using
+    was were what when where which who why will with would according assuming calculate describe explain
+    list show state summarize tell
+    usd eur gbp jpy cny rmb hkd fy q1 q2 q3 q4 h1 h2 ytd yoy qoq ttm ltm eps gaap ifrs ebit ebitda ebitda
+    roe roa roic roce npl pe pb ps p/e cfo ceo cfo coo sec nyse nasdaq ipo esg r&d sg&a cogs capex opex
+    dpo dso dio ccc fcf nii nim ir agm kpi kpis us u.s uk eu ai it mm bn k 10-k 10-q 8-k 10k 10q 8k
+    january february march april may june july august september october november december
+    annual quarterly fiscal year quarter non adjusted net total gross operating free cash flow revenue
+    revenues income sales margin profit assets liabilities equity ratio balance sheet statement
+    """.split()
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.'\-]*")
+_PERIOD_TOKEN = re.compile(r"^(?:FY|Q[1-4]|H[12])?'?\d{2,4}(?:Q[1-4])?$", re.IGNORECASE)
+# Amounts: 5bn, 10m, 12.5%, 3x; but "3M" written in capitals and not after a currency sign is a name.
+_AMOUNT = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z%]+)?$")
+_SENTENCE_END = re.compile(r"[.?!:;\n]\s*$")
+
+
+def name_candidates(question: str) -> list[str]:
+    """Proper-noun-like tokens of an English question, in order, without repeats.
+
+    A token counts when it is capitalised but does not start a sentence, or has a capital after its
+    first letter (acronyms, tickers, "PepsiCo"), or mixes digits and capitals ("3M"). Possessives
+    are dropped ("3M's" -> "3M")."""
+    out: list[str] = []
+    for match in _WORD.finditer(question):
+        token = re.sub(r"(?:'s|’s|')$", "", match.group()).strip(".-'")
+        if len(token) < 2 or token.lower() in _NOT_NAMES or _PERIOD_TOKEN.match(token) or _AMOUNT.match(token):
+            continue
+        if token[0].isdigit() and re.search(r"[$€£¥]\s*$", question[: match.start()]):
+            continue  # $3M is money
+        starts_sentence = not question[: match.start()].strip() or bool(_SENTENCE_END.search(question[: match.start()]))
+        inner_capital = any(c.isupper() for c in token[1:])
+        digit_and_capital = any(c.isdigit() for c in token) and any(c.isupper() for c in token)
+        if (token[0].isupper() and not starts_sentence) or inner_capital or digit_and_capital:
+            if token not in out:
+                out.append(token)
+    return out
+
+
+def period_covered(company_years: Sequence[int], year: int) -> bool:
+    """Whether the KB has a document of the company for `year` or the next (its comparatives).
+
+    A company whose documents carry no year is taken as covering every year: nothing says it does not."""
+    known = [y for y in company_years if y]
+    return not known or year in known or year + 1 in known
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the catalog says about a question: the gate sends it to the web when `covered` is False."""
+
+    covered: bool
+    reason: str = ""
+
+
+def assess(
+    filters: Mapping[str, str | int],
+    company_years: Mapping[str, Sequence[int]],
+    unknown_names: Iterable[str],
+) -> Coverage:
+    """The coverage verdict from the question's filters (company / year read against the catalog),
+    the catalog's years per company, and the names no KB chunk contains (looked up by the caller)."""
+    company = filters.get("company")
+    year = filters.get("year")
+    if company:
+        years = company_years.get(str(company))
+        if years is not None and isinstance(year, int) and not period_covered(years, year):
+            shown = ", ".join(str(y) for y in sorted(set(years)) if y)
+            return Coverage(False, f"the knowledge base holds no {year} document of {company} (it has {shown})")
+        return Coverage(True)
+    unknown = list(unknown_names)
+    if unknown:
+        return Coverage(False, f"the knowledge base never mentions {', '.join(unknown)}")
+    return Coverage(True)

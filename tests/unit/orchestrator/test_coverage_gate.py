@@ -1,0 +1,80 @@
+"""The catalog gate in the flow: a KB company's missing fiscal year, or a name no chunk mentions, sends
+the question to the web however high the cosine; covered questions stay local."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from weaverbird_orchestrator.catalog import Catalog
+from weaverbird_orchestrator.domain import Passage, Route
+from weaverbird_orchestrator.flow import QuestionFlow
+from weaverbird_orchestrator.settings import OrchestratorSettings
+
+# A strong cosine on some other company's page: the case the cosine gate cannot catch.
+_HIT = Passage("p1", "Net sales were USD 512 million.", 0.80, "doc-1", "Aurora FY2023", "aurora.md", 0, "local")
+
+
+class CatalogPeers:
+    def __init__(self, words: set[str]) -> None:
+        self.words = words  # what the lexical index holds
+        self.lexical_lookups: list[str] = []
+
+    async def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+    async def embedder_model(self) -> str:
+        return "fake"
+
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+    ) -> list[Passage]:
+        if mode == "lexical":
+            self.lexical_lookups.append(text)
+            return [_HIT] if text.lower() in self.words else []
+        return [_HIT]
+
+    async def catalog(self) -> Catalog:
+        return Catalog(
+            companies={"AURORA": ["Aurora Devices Inc.", "AURD"]}, points=10, years={"AURORA": [2022, 2023]}
+        )
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0, 0.0] for _ in texts]
+
+
+def _flow(peers: CatalogPeers, **fields: object) -> QuestionFlow:
+    settings = OrchestratorSettings(
+        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3, **fields
+    )
+    return QuestionFlow(peers, settings)  # type: ignore[arg-type]
+
+
+async def _route(flow: QuestionFlow, question: str) -> tuple[Route, str]:
+    retrieval = await flow.retrieve(await flow.params(question))
+    return retrieval.decision.route, retrieval.decision.note
+
+
+async def test_a_covered_company_and_year_stays_local() -> None:
+    route, _ = await _route(_flow(CatalogPeers({"revenue"})), "What were Aurora's net sales in FY2023?")
+    assert route == Route.LOCAL
+
+
+async def test_a_year_the_company_has_no_document_for_goes_to_the_web() -> None:
+    route, note = await _route(_flow(CatalogPeers(set())), "What were AURD's net sales in fiscal 2019?")
+    assert route == Route.WEB
+    assert "no 2019 document of AURORA" in note
+
+
+async def test_a_name_no_chunk_mentions_goes_to_the_web_and_known_words_do_not() -> None:
+    peers = CatalogPeers({"ebitda"})
+    route, note = await _route(_flow(peers), "What was Zephyr Motors' EBITDA in 2023?")
+    assert route == Route.WEB and "never mentions Zephyr, Motors" in note
+    assert peers.lexical_lookups == ["Zephyr", "Motors"]  # EBITDA is finance vocabulary, not looked up
+    peers = CatalogPeers({"borealis"})
+    route, _ = await _route(_flow(peers), "What did the report say about Borealis?")
+    assert route == Route.LOCAL  # the KB mentions it, even if no document is about it
+
+
+async def test_the_gate_can_be_turned_off() -> None:
+    route, _ = await _route(_flow(CatalogPeers(set()), coverage_gate=False), "What was Zephyr's EBITDA in 2023?")
+    assert route == Route.LOCAL

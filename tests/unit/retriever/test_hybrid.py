@@ -280,3 +280,13 @@ def test_lexical_weight_tilts_the_fusion_towards_the_words(store: VectorStore) -
     assert all(h.rank_score < by_text[h.text] for h in light if h.text in (DOCS[0][0], DOCS[1][0]))
     with pytest.raises(Exception, match="lexical_weight"):
         store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=0.0))
+
+
+@pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
+def test_exclude_leaves_matching_points_out_of_every_leg(store: VectorStore, mode: str) -> None:
+    vectors = _vectors(len(DOCS))
+    options = SearchOptions(mode=mode, text="Aurora net sales dividend", exclude={"company": "AURORA"})  # type: ignore[arg-type]
+    hits = store.search(vectors[0], 6, None, options)
+    assert (hits or mode == "lexical") and all(h.payload["company"] != "AURORA" for h in hits)
+    both = SearchOptions(mode=mode, text="Borealis freight", exclude={"year": 2022})  # type: ignore[arg-type]
+    assert [h.text for h in store.search(vectors[2], 6, {"company": "BOREALIS"}, both)] == [DOCS[2][0]]

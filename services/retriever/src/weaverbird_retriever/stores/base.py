@@ -100,6 +100,8 @@ class SearchOptions:
     fusion: FusionKind = "rrf"
     prefetch: int = 50
     lexical_weight: float = 1.0
+    # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.
+    exclude: Mapping[str, FilterValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -266,7 +266,7 @@ class EdgeStore:
         options: SearchOptions | None = None,
     ) -> list[Hit]:
         options = check_search(k, options)
-        flt = self._filter(check_filters(filters))
+        flt = self._filter(check_filters(filters), check_filters(options.exclude))
         with self._lock.read():
             shard, dim = self._require()
             dense = as_vector(vector, dim)
@@ -473,10 +473,15 @@ class EdgeStore:
             raise StoreError("the store is closed")
 
     @staticmethod
-    def _filter(filters: Mapping[str, FilterValue]) -> qe.Filter | None:
-        if not filters:
+    def _filter(
+        filters: Mapping[str, FilterValue], exclude: Mapping[str, FilterValue] | None = None
+    ) -> qe.Filter | None:
+        if not filters and not exclude:
             return None
-        return qe.Filter(must=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in filters.items()])
+        return qe.Filter(
+            must=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in filters.items()] or None,
+            must_not=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in (exclude or {}).items()] or None,
+        )
 
 
 def _dense_of(vector: object) -> list[float] | None:

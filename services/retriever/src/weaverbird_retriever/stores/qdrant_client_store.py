@@ -148,7 +148,7 @@ class QdrantClientStore:
         options: SearchOptions | None = None,
     ) -> list[Hit]:
         options = check_search(k, options)
-        flt = _filter(check_filters(filters))
+        flt = _filter(check_filters(filters), check_filters(options.exclude))
         with self._guard():
             dense = as_vector(vector, self._dimension())
             if options.mode != "dense" and not self._lexical:
@@ -264,9 +264,13 @@ class QdrantClientStore:
             self._client.create_payload_index(self._name, field_name=name, field_schema=_SCHEMAS[kind], wait=True)
 
 
-def _filter(filters: Mapping[str, FilterValue]) -> models.Filter | None:
-    if not filters:
+def _filter(
+    filters: Mapping[str, FilterValue], exclude: Mapping[str, FilterValue] | None = None
+) -> models.Filter | None:
+    if not filters and not exclude:
         return None
     return models.Filter(
-        must=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in filters.items()]
+        must=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in filters.items()] or None,
+        must_not=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in (exclude or {}).items()]
+        or None,
     )

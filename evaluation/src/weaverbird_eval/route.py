@@ -1,0 +1,176 @@
+"""`weaverbird eval route`: does the gate keep answerable questions local and send out-of-KB ones away?
+
+Every question is asked twice against the served retrieval (hybrid search, catalog filters):
+- answerable: the whole corpus is the knowledge base;
+- out-of-KB: its own document is left out (leave-one-filing-out for FinanceBench, the question's own
+  context for TAT-QA and Fin-Eva), from the search, from the catalog and from the name look-ups.
+Gate designs compared: the cosine alone (web when the best cosine < c), the catalog coverage alone
+(weaverbird_common.coverage: a KB company's missing fiscal year, a name no chunk mentions), and both.
+c is chosen on the held-out half (the best balanced accuracy) and every share is reported on the dev
+half, so no setting is judged on the questions that chose it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from weaverbird_common.coverage import assess, name_candidates
+from weaverbird_common.questions import alias_map, filters_from_question, normalize_company
+from weaverbird_retriever.stores.base import SearchOptions
+
+from weaverbird_eval.corpus import chunk_units
+from weaverbird_eval.datasets import EvalSet, is_held_out
+from weaverbird_eval.systems import DenseSystem
+
+TOP_K = 5  # passages the orchestrator keeps per search by default
+
+
+@dataclass
+class Case:
+    query_id: str
+    out_of_kb: bool
+    best_cosine: float
+    covered: bool
+    reason: str
+    held_out: bool
+
+
+@dataclass
+class GateRow:
+    dataset: str
+    design: str
+    threshold: float | None
+    answerable_local: float  # share of answerable questions kept local (dev half)
+    out_of_kb_web: float  # share of out-of-KB questions sent to the web or refused (dev half)
+    questions: int
+
+
+@dataclass
+class RouteReport:
+    dataset: str
+    backend: str
+    rows: list[GateRow] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)
+
+
+def _group(unit_id: str) -> str:
+    """The document a unit belongs to: the part before '#' (a filing, a TAT-QA report, a Fin-Eva context)."""
+    return unit_id.split("#", 1)[0]
+
+
+class _Catalog:
+    """Companies, aliases and years per company from chunk metadata, with one document left out."""
+
+    def __init__(self, metadata: Sequence[Mapping[str, Any]], groups: Sequence[str]) -> None:
+        self._by_group: dict[str, tuple[str, frozenset[str], int]] = {}
+        for meta, group in zip(metadata, groups, strict=True):
+            if meta.get("company"):
+                self._by_group[group] = (
+                    meta["company"],
+                    frozenset(meta.get("aliases") or ()),
+                    int(meta.get("year") or 0),
+                )
+
+    def without(self, left_out: str | None) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
+        aliases: dict[str, set[str]] = defaultdict(set)
+        years: dict[str, set[int]] = defaultdict(set)
+        for group, (company, names, year) in self._by_group.items():
+            if group != left_out:
+                aliases[company] |= names
+                years[company].add(year)
+        return {c: sorted(a) for c, a in aliases.items()}, {c: sorted(y) for c, y in years.items()}
+
+
+def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
+    chunks = chunk_units(evalset)
+    groups = [_group(u) for u in chunks.unit_ids]
+    metadata = [{**m, "group": g} for m, g in zip(chunks.metadata, groups, strict=True)]
+    system = DenseSystem(backend, filters=True, mode="hybrid")
+    catalog = _Catalog(chunks.metadata, groups)
+    cases: list[Case] = []
+    try:
+        system.index(chunks.texts, evalset.language, f"{evalset.name}-{len(evalset.units)}", metadata)
+        store = system._store
+        assert store is not None
+        vectors = system.embed_queries([q.text for q in evalset.queries])
+        for query, vector in zip(evalset.queries, vectors, strict=True):
+            own = _group(next(iter(sorted(query.relevant))))
+            for out_of_kb in (False, True):
+                exclude = {"group": own} if out_of_kb else {}
+                companies, years = catalog.without(own if out_of_kb else None)
+                found = filters_from_question(query.text, list(companies), aliases=alias_map(companies))
+                options = SearchOptions(mode="hybrid", text=query.text, exclude=exclude)
+                hits = store.search(vector, TOP_K, None, options)
+                if found:  # the orchestrator searches with the filters first, unfiltered when they are weak
+                    hits += store.search(vector, TOP_K, found, options)
+                unknown = []
+                if "company" not in found and evalset.language == "en":
+                    named = {normalize_company(n) for n in [*companies, *alias_map(companies)]}
+                    for name in name_candidates(query.text)[:4]:
+                        if normalize_company(name) in named:
+                            continue
+                        look = SearchOptions(mode="lexical", text=name, exclude=exclude)
+                        if not store.search(vector, 1, None, look):
+                            unknown.append(name)
+                verdict = assess(found, years, unknown)
+                best = max((h.score for h in hits), default=-1.0)
+                cases.append(Case(query.id, out_of_kb, best, verdict.covered, verdict.reason, is_held_out(query.id)))
+    finally:
+        system.close()
+    return cases
+
+
+def _shares(cases: Sequence[Case], web: Any) -> tuple[float, float, int]:
+    answerable = [c for c in cases if not c.out_of_kb]
+    missing = [c for c in cases if c.out_of_kb]
+    local = float(np.mean([not web(c) for c in answerable])) if answerable else 0.0
+    away = float(np.mean([web(c) for c in missing])) if missing else 0.0
+    return local, away, len(answerable)
+
+
+def _best_threshold(cases: Sequence[Case], with_coverage: bool) -> float:
+    """The c of the best balanced accuracy on these cases (ties: the lower c, fewer web trips)."""
+    candidates = sorted({round(c.best_cosine, 4) for c in cases})
+    best_c, best_acc = -1.0, -1.0
+    for c in candidates:
+        local, away, _ = _shares(cases, lambda x, c=c: x.best_cosine < c or (with_coverage and not x.covered))
+        if (local + away) / 2 > best_acc + 1e-9:
+            best_c, best_acc = c, (local + away) / 2
+    return best_c
+
+
+def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
+    cases = route_cases(evalset, backend)
+    tune = [c for c in cases if c.held_out]
+    report = [c for c in cases if not c.held_out]
+    rows = []
+    designs: list[tuple[str, float | None, Any]] = [("coverage", None, lambda x: not x.covered)]
+    for with_coverage in (False, True):
+        chosen = _best_threshold(tune, with_coverage)
+        label = "coverage+cosine" if with_coverage else "cosine"
+        for name, c in ((f"{label} (default c)", default_c), (f"{label} (c tuned on held-out)", chosen)):
+            designs.append((name, c, lambda x, c=c, w=with_coverage: x.best_cosine < c or (w and not x.covered)))
+    for name, c, web in designs:
+        local, away, n = _shares(report, web)
+        rows.append(GateRow(evalset.name, name, c, round(local, 3), round(away, 3), n))
+        print(f"[route {evalset.name}] {name:36s} c={c!s:8s} answerable local {local:.3f}  out-of-KB away {away:.3f}")
+    return RouteReport(evalset.name, backend, rows, cases)
+
+
+def markdown(reports: Sequence[RouteReport]) -> str:
+    lines = [
+        "| dataset | gate | c | answerable kept local | out-of-KB sent to web / refused | dev questions |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in reports:
+        for row in r.rows:
+            c = "" if row.threshold is None else f"{row.threshold:.3f}"
+            lines.append(
+                f"| {row.dataset} | {row.design} | {c} | {row.answerable_local:.3f} | {row.out_of_kb_web:.3f} | "
+                f"{row.questions} |"
+            )
+    return "\n".join(lines) + "\n"

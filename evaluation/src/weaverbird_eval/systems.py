@@ -4,9 +4,10 @@ the orchestrator reads from a question through the KB catalog, and a bm25s basel
 indices for a batch of queries.
 
 Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vectors are stored but unused);
-`hybrid-<backend>[-dbsf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
-`served-<backend>[-dbsf]` hybrid with catalog filters: what the served path does. A `-lex<w>` suffix
-weighs the lexical leg w against the dense leg's 1 in reciprocal rank fusion (`served-use-lex3`)."""
+`hybrid-<backend>[-rrf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
+`served-<backend>` hybrid with catalog filters: what the served path does. Hybrid legs are fused by DBSF
+(the retriever's default); `-rrf` fuses by reciprocal rank instead, and a `-lex<w>` suffix weighs the
+lexical leg w against the dense leg's 1 in reciprocal rank fusion (`served-use-lex0.5`)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ class DenseSystem:
         cache: Path | None = None,
         filters: bool = False,
         mode: SearchMode = "dense",
-        fusion: FusionKind = "rrf",
+        fusion: FusionKind = "dbsf",
         lexical_weight: float = 1.0,
     ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
@@ -222,12 +223,14 @@ def build_system(name: str) -> System:
     """A system by name (see the module docstring)."""
     if name == "bm25":
         return Bm25System()
-    fusion: FusionKind = "rrf"
+    fusion: FusionKind = "dbsf"
     base, weight = name, 1.0
     if match := re.search(r"-lex(\d+(?:\.\d+)?)$", base):
         weight, base = float(match.group(1)), base[: match.start()]
-    if base.endswith("-dbsf"):
-        fusion, base = "dbsf", base.removesuffix("-dbsf")
+    if base.endswith("-rrf"):
+        fusion, base = "rrf", base.removesuffix("-rrf")
+    if match:
+        fusion = "rrf"  # weights exist for reciprocal rank fusion only
     prefix, _, backend = base.partition("-")
     settings: dict[str, tuple[SearchMode, bool]] = {
         "lexical": ("lexical", False),

@@ -76,12 +76,13 @@ def test_calibrate_sets_c_at_the_low_quantile_of_held_out_positives(tiny_data: P
 @pytest.mark.parametrize(
     ("name", "mode", "filters", "fusion"),
     [
-        ("use", "dense", False, "rrf"),
-        ("lexical-use", "lexical", False, "rrf"),
-        ("hybrid-use", "hybrid", False, "rrf"),
-        ("hybrid-use-dbsf", "hybrid", False, "dbsf"),
-        ("filtered-use", "dense", True, "rrf"),
-        ("served-use", "hybrid", True, "rrf"),
+        ("use", "dense", False, "dbsf"),
+        ("lexical-use", "lexical", False, "dbsf"),
+        ("hybrid-use", "hybrid", False, "dbsf"),
+        ("hybrid-use-rrf", "hybrid", False, "rrf"),
+        ("filtered-use", "dense", True, "dbsf"),
+        ("served-use", "hybrid", True, "dbsf"),
+        ("served-use-lex0.5", "hybrid", True, "rrf"),
     ],
 )
 def test_system_names_choose_mode_filters_and_fusion(name: str, mode: str, filters: bool, fusion: str) -> None:

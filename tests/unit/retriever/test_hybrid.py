@@ -273,13 +273,15 @@ def test_lexical_weight_tilts_the_fusion_towards_the_words(store: VectorStore) -
     # Dense leg: doc 3's own vector ranks doc 3 first; lexical leg: only docs 0 and 1 hold "Aurora".
     # A heavy lexical leg puts both word matches above doc 3; a light one gives the words less say.
     text = "Aurora dividend repurchased"
-    heavy = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=5.0))
-    light = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=0.01))
+    heavy = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", fusion="rrf", text=text, lexical_weight=5.0))
+    light = store.search(
+        vectors[3], 3, None, SearchOptions(mode="hybrid", fusion="rrf", text=text, lexical_weight=0.01)
+    )
     assert set(_texts(heavy)[:2]) == {DOCS[0][0], DOCS[1][0]}
     by_text = {h.text: h.rank_score for h in heavy}
     assert all(h.rank_score < by_text[h.text] for h in light if h.text in (DOCS[0][0], DOCS[1][0]))
     with pytest.raises(Exception, match="lexical_weight"):
-        store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=0.0))
+        store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", fusion="rrf", text=text, lexical_weight=0.0))
 
 
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])

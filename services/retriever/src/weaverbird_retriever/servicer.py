@@ -29,7 +29,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         max_upsert_batch: int,
         *,
         default_mode: SearchMode = "hybrid",
-        fusion: str = "rrf",
+        fusion: str = "dbsf",
         prefetch: int = 50,
         lexical_weight: float = 1.0,
     ) -> None:

@@ -97,7 +97,7 @@ class SearchOptions:
 
     mode: SearchMode = "dense"
     text: str = ""
-    fusion: FusionKind = "rrf"
+    fusion: FusionKind = "dbsf"
     prefetch: int = 50
     lexical_weight: float = 1.0
     # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.

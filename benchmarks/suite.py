@@ -54,7 +54,7 @@ def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
 def _local_path(r: dict[str, Any]) -> list[str]:
     lines = [
         f"FinanceBench corpus, {r['chunks']} chunks, embedder `{r['backend']}`, "
-        f"{r.get('known_companies', 0)} known companies (filters from the question), query vectors from "
+        f"{r.get('catalog_companies', 0)} companies in the KB catalog (filters from the question), query vectors from "
         f"{'the orchestrator itself' if r.get('query_embedder') == 'in_process' else 'the embedder service'}, "
         "generation excluded.",
         "",

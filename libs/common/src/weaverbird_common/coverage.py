@@ -63,12 +63,13 @@ def name_candidates(question: str) -> list[str]:
     return out
 
 
-def period_covered(company_years: Sequence[int], year: int) -> bool:
-    """Whether the KB has a document of the company for `year` or the next (its comparatives).
+def period_covered(company_years: Sequence[int], year: int, next_year: bool = True) -> bool:
+    """Whether the KB has a document of the company for `year`, or (next_year) for the year after, whose
+    filing reports `year` as its comparative.
 
     A company whose documents carry no year is taken as covering every year: nothing says it does not."""
     known = [y for y in company_years if y]
-    return not known or year in known or year + 1 in known
+    return not known or year in known or (next_year and year + 1 in known)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ def assess(
     filters: Mapping[str, str | int],
     company_years: Mapping[str, Sequence[int]],
     unknown_names: Iterable[str],
+    next_year: bool = True,
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
     the catalog's years per company, and the names no KB chunk contains (looked up by the caller)."""
@@ -90,7 +92,7 @@ def assess(
     year = filters.get("year")
     if company:
         years = company_years.get(str(company))
-        if years is not None and isinstance(year, int) and not period_covered(years, year):
+        if years is not None and isinstance(year, int) and not period_covered(years, year, next_year):
             shown = ", ".join(str(y) for y in sorted(set(years)) if y)
             return Coverage(False, f"the knowledge base holds no {year} document of {company} (it has {shown})")
         return Coverage(True)

@@ -230,6 +230,14 @@ def check_filters(filters: Mapping[str, FilterValue] | None) -> dict[str, Filter
     return out
 
 
+def lexical_text(text: str, payload: Mapping[str, object]) -> str:
+    """What the lexical leg indexes: the chunk under its document title and section heading, as the
+    dense leg embeds it (weaverbird_common.docs.chunker.embedding_text), so a bare table row still
+    matches the company and section words of a question."""
+    context = " / ".join(str(payload[k]) for k in ("title", "heading") if payload.get(k))
+    return f"{context}\n{text}" if context else text
+
+
 def record_payload(record: ChunkRecord) -> dict[str, PayloadValue]:
     """The payload to store for record: its fields plus the text."""
     payload = dict(record.payload)

@@ -32,6 +32,7 @@ from weaverbird_retriever.stores.base import (
     check_filters,
     check_search,
     cosine,
+    lexical_text,
     record_payload,
     split_payload,
 )
@@ -340,7 +341,7 @@ class EdgeStore:
         dense = as_vector(record.vector, dim)
         if not self._lexical:
             return dense
-        sparse = encoder().document(record.text)
+        sparse = encoder().document(lexical_text(record.text, record.payload))
         return {"": dense, LEXICAL_VECTOR: qe.SparseVector(sparse.indices, sparse.values)}
 
     def _add_missing_indexes(self, shard: qe.EdgeShard) -> None:
@@ -363,8 +364,8 @@ class EdgeStore:
             )
             updates = []
             for r in records:
-                text, _ = split_payload(r.payload)
-                sparse = lex.document(text)
+                text, payload = split_payload(r.payload)
+                sparse = lex.document(lexical_text(text, payload))
                 updates.append(qe.PointVectors(r.id, {LEXICAL_VECTOR: qe.SparseVector(sparse.indices, sparse.values)}))
             if updates:
                 _call(shard.update, qe.UpdateOperation.update_vectors(updates))

@@ -29,6 +29,7 @@ from weaverbird_retriever.stores.base import (
     check_filters,
     check_search,
     cosine,
+    lexical_text,
     record_payload,
     split_payload,
 )
@@ -245,7 +246,7 @@ class QdrantClientStore:
         dense = as_vector(record.vector, dim)
         if not self._lexical:
             return dense
-        sparse = encoder().document(record.text)
+        sparse = encoder().document(lexical_text(record.text, record.payload))
         return {"": dense, LEXICAL_VECTOR: models.SparseVector(indices=sparse.indices, values=sparse.values)}
 
     def _read_dimension(self) -> int:

@@ -69,13 +69,18 @@ async def test_a_company_in_the_kb_stays_local(gated: QuestionFlow) -> None:
     assert "holds nothing" not in present.decision.note
 
 
-async def test_a_year_the_kb_lacks_relaxes_to_the_company_before_dropping_filters(gated: QuestionFlow) -> None:
-    # The Northwind note is for 2024: company + 2019 finds nothing, the company alone finds the note.
+async def test_a_year_the_kb_lacks_relaxes_to_the_company_and_goes_to_the_web(gated: QuestionFlow) -> None:
+    # The Northwind note is for 2024: company + 2019 finds nothing, the company alone finds the note, and
+    # the catalog gate sends the question on, since no Northwind document covers 2019 (web off here).
     result = await gated.retrieve(await gated.params("What was Northwind Robotics' revenue in fiscal 2019?"))
-    assert result.decision.route == Route.LOCAL
     assert dict(result.decision.filters) == {"company": "NORTHWIND_ROBOTICS"}
     assert "without the period" in result.decision.note
+    assert result.decision.route == Route.WEB
+    assert "no 2019 document of NORTHWIND_ROBOTICS" in result.decision.note
     assert result.ranked[0].source.endswith("en-northwind-robotics-fy2024.md")
+    # The year the note is for stays local.
+    covered = await gated.retrieve(await gated.params("What was Northwind Robotics' revenue in fiscal 2024?"))
+    assert covered.decision.route == Route.LOCAL
 
 
 async def test_in_process_query_encoder_ranks_exactly_like_the_embedder_service(

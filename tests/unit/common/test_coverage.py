@@ -24,10 +24,11 @@ def test_name_candidates(question: str, names: list[str]) -> None:
     assert name_candidates(question) == names
 
 
-def test_a_filing_for_the_next_year_covers_a_year_as_its_comparative() -> None:
+def test_only_the_year_itself_counts_unless_the_next_years_filing_is_allowed() -> None:
     assert period_covered([2022, 2023], 2022)
-    assert period_covered([2023], 2022)
-    assert not period_covered([2023], 2021)
+    assert not period_covered([2023], 2022)
+    assert period_covered([2023], 2022, next_year=True)  # its comparative
+    assert not period_covered([2023], 2021, next_year=True)
     assert not period_covered([2022, 2023], 2018)
     assert period_covered([0], 2018)  # no year known: nothing says the period is missing
 

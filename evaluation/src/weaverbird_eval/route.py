@@ -34,10 +34,10 @@ class Case:
     query_id: str
     out_of_kb: bool
     best_cosine: float
-    covered: bool  # catalog coverage, a filing for year Y+1 counting for Y (its comparatives)
+    covered: bool  # catalog coverage as served: only a document for year Y covers year Y
     reason: str
     held_out: bool
-    covered_exact_year: bool = True  # the same with only a document for year Y counting
+    covered_next_year: bool = True  # the same with a filing for year Y+1 counting too (its comparatives)
 
 
 @dataclass
@@ -118,13 +118,10 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         if not store.search(vector, 1, None, look):
                             unknown.append(name)
                 verdict = assess(found, years, unknown)
-                exact = assess(found, years, unknown, next_year=False)
+                lenient = assess(found, years, unknown, next_year=True)
                 best = max((h.score for h in hits), default=-1.0)
-                cases.append(
-                    Case(
-                        query.id, out_of_kb, best, verdict.covered, verdict.reason, is_held_out(query.id), exact.covered
-                    )
-                )
+                held_out = is_held_out(query.id)
+                cases.append(Case(query.id, out_of_kb, best, verdict.covered, verdict.reason, held_out, lenient.covered))
     finally:
         system.close()
     return cases
@@ -156,7 +153,7 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
     rows = []
     designs: list[tuple[str, float | None, Any]] = [
         ("coverage", None, lambda x: not x.covered),
-        ("coverage, exact year", None, lambda x: not x.covered_exact_year),
+        ("coverage, next year's filing counts", None, lambda x: not x.covered_next_year),
     ]
     for with_coverage in (False, True):
         chosen = _best_threshold(tune, with_coverage)

@@ -121,7 +121,9 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                 lenient = assess(found, years, unknown, next_year=True)
                 best = max((h.score for h in hits), default=-1.0)
                 held_out = is_held_out(query.id)
-                cases.append(Case(query.id, out_of_kb, best, verdict.covered, verdict.reason, held_out, lenient.covered))
+                cases.append(
+                    Case(query.id, out_of_kb, best, verdict.covered, verdict.reason, held_out, lenient.covered)
+                )
     finally:
         system.close()
     return cases

@@ -68,10 +68,12 @@ bench: install models
 bench-quick: install
 	$(BIN)/python -m benchmarks.suite --quick
 
-# Retrieval metrics (BM25, each embedder, hybrid), threshold c per embedder, answer quality with Qwen.
+# Retrieval metrics (BM25, each embedder, hybrid, served), threshold c per embedder, route decision on
+# leave-one-document-out questions, answer quality with Qwen.
 eval: install models
 	$(BIN)/weaverbird eval retrieval --max-pages 500
 	$(BIN)/weaverbird eval calibrate --max-pages 500
+	$(BIN)/weaverbird eval route
 	$(BIN)/weaverbird eval answers
 
 bench-components: install

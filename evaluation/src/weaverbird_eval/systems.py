@@ -5,9 +5,10 @@ indices for a batch of queries.
 
 Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vectors are stored but unused);
 `hybrid-<backend>[-rrf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
-`served-<backend>` hybrid with catalog filters: what the served path does. Hybrid legs are fused by DBSF
-(the retriever's default); `-rrf` fuses by reciprocal rank instead, and a `-lex<w>` suffix weighs the
-lexical leg w against the dense leg's 1 in reciprocal rank fusion (`served-use-lex0.5`)."""
+`served-<backend>` hybrid with catalog filters and passages about another year than the question's
+ranked last (weaverbird_common.periods): what the served path does (`-noperiod` leaves that step out).
+Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
+`-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in reciprocal rank fusion."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from tqdm import tqdm
+from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import alias_map, filters_from_question
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_retriever.catalog import read_catalog
@@ -65,11 +67,14 @@ class DenseSystem:
         mode: SearchMode = "dense",
         fusion: FusionKind = "dbsf",
         lexical_weight: float = 1.0,
+        period: bool = False,
     ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
         self.backend_name = backend_name  # cache key: every mode and filter setting shares embeddings
         self.filters = filters
+        self.period = period  # passages about another year than the question's go last, as served
+        self._texts: Sequence[str] = ()
         self.mode: SearchMode = mode
         self.fusion: FusionKind = fusion
         self.lexical_weight = lexical_weight
@@ -104,6 +109,7 @@ class DenseSystem:
 
     def index(self, texts: Sequence[str], language: str, label: str, metadata: Metadata | None = None) -> None:
         metadata = metadata or [{} for _ in texts]
+        self._texts = texts
         self.passages = self.embed_passages(texts, label)
         if self._store is not None:
             self._store.close()
@@ -144,6 +150,8 @@ class DenseSystem:
                 narrowed = [(self._ids[h.id], h.rank_score) for h in hits]
                 seen = {i for i, _ in narrowed}
                 ranking = (narrowed + [(i, s) for i, s in ranking if i not in seen])[:depth]
+            if self.period and isinstance(found.get("year"), int):
+                ranking = prefer_period(ranking, found["year"], lambda item: self._texts[item[0]])
             out.append(ranking)
         return out
 
@@ -238,9 +246,11 @@ def build_system(name: str) -> System:
         "filtered": ("dense", True),
         "served": ("hybrid", True),
     }
+    period = prefix == "served" and not base.endswith("-noperiod")
+    backend = backend.removesuffix("-noperiod")
     if backend and prefix in settings:
         mode, filters = settings[prefix]
-        system = DenseSystem(backend, filters=filters, mode=mode, fusion=fusion, lexical_weight=weight)
+        system = DenseSystem(backend, filters=filters, mode=mode, fusion=fusion, lexical_weight=weight, period=period)
     else:
         system = DenseSystem(name)
     system.name = name

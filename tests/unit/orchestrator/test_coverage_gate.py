@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import pytest
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.domain import Passage, Route
 from weaverbird_orchestrator.flow import QuestionFlow
@@ -34,9 +35,7 @@ class CatalogPeers:
         return [_HIT]
 
     async def catalog(self) -> Catalog:
-        return Catalog(
-            companies={"AURORA": ["Aurora Devices Inc.", "AURD"]}, points=10, years={"AURORA": [2022, 2023]}
-        )
+        return Catalog(companies={"AURORA": ["Aurora Devices Inc.", "AURD"]}, points=10, years={"AURORA": [2022, 2023]})
 
     async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
         return [[1.0, 0.0] for _ in texts]
@@ -78,3 +77,17 @@ async def test_a_name_no_chunk_mentions_goes_to_the_web_and_known_words_do_not()
 async def test_the_gate_can_be_turned_off() -> None:
     route, _ = await _route(_flow(CatalogPeers(set()), coverage_gate=False), "What was Zephyr's EBITDA in 2023?")
     assert route == Route.LOCAL
+
+
+async def test_a_passage_about_another_year_is_not_given_first() -> None:
+    outlook = Passage("p0", "For fiscal 2025 Aurora expects net sales of <figure>.", 0.9, "d", "t", "s", 0, "local")
+    results = Passage("p1", "Net sales for fiscal 2023 were <figure>.", 0.7, "d", "t", "s", 0, "local")
+
+    class Ordered(CatalogPeers):
+        async def search(self, *args: object, **kwargs: object) -> list[Passage]:
+            return [outlook, results]
+
+    flow = _flow(Ordered(set()))
+    retrieval = await flow.retrieve(await flow.params("What were Aurora's net sales in fiscal 2023?"))
+    assert [p.id for p in retrieval.ranked] == ["p1", "p0"]
+    assert retrieval.decision.best_local_score == pytest.approx(0.9)  # the gate still sees every cosine

@@ -12,6 +12,7 @@ from weaverbird_common import telemetry
 from weaverbird_common.coverage import assess, name_candidates
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
+from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import detect_language, filters_from_question, normalize_company
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
@@ -285,6 +286,10 @@ class QuestionFlow:
         # Passages of other companies must not outrank the web pages about the one the KB lacks.
         local = [] if uncovered and web_passages else hits
         ranked = rank(local, web_passages)[: params.top_k]
+        year = params.filters.get("year")
+        if isinstance(year, int):
+            # A passage about another fiscal year (an outlook, a comparative table) must not be [1].
+            ranked = prefer_period(ranked, year, lambda p: p.text)
         decision.timings.rank_ms = _ms_since(rank_start)
         decision.timings.total_ms = _ms_since(start)
         return Retrieval(decision=decision, ranked=ranked)

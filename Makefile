@@ -40,13 +40,14 @@ proto: $(STAMP)
 		--pyi_out=$(PROTO_OUT) proto/weaverbird/v1/*.proto
 	touch $(PROTO_OUT)/weaverbird/__init__.py $(PROTO_OUT)/weaverbird/v1/__init__.py
 
-test: install
+# The default model too: an integration test asks README's demo questions with it.
+test: install models
 	$(BIN)/python -m pytest -q tests
 
 unit: install
 	$(BIN)/python -m pytest -q tests/unit
 
-integration: install
+integration: install models
 	$(BIN)/python -m pytest -q -m integration tests
 
 lint: install

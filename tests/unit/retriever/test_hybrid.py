@@ -292,3 +292,28 @@ def test_exclude_leaves_matching_points_out_of_every_leg(store: VectorStore, mod
     assert (hits or mode == "lexical") and all(h.payload["company"] != "AURORA" for h in hits)
     both = SearchOptions(mode=mode, text="Borealis freight", exclude={"year": 2022})  # type: ignore[arg-type]
     assert [h.text for h in store.search(vectors[2], 6, {"company": "BOREALIS"}, both)] == [DOCS[2][0]]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_non_finite_vector_is_the_callers_error(store: VectorStore, bad: float) -> None:
+    import asyncio
+
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
+    vector = _vectors(1)[0].tolist()
+    vector[3] = bad
+    with pytest.raises(InvalidArgument, match="NaN or infinity"):
+        asyncio.run(servicer.Search(retriever_pb2.SearchRequest(vector=vector, k=3, text="Aurora"), None))  # type: ignore[arg-type]
+    chunk = retriever_pb2.Chunk(vector=vector, text="x")
+    chunk.payload.document_id = "doc-x"
+    with pytest.raises(InvalidArgument, match="NaN or infinity"):
+        asyncio.run(servicer.Upsert(retriever_pb2.UpsertRequest(chunks=[chunk]), None))  # type: ignore[arg-type]
+
+
+def test_a_point_id_that_is_not_a_uuid_is_the_callers_error(store: VectorStore) -> None:
+    import asyncio
+
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
+    chunk = retriever_pb2.Chunk(id="not-a-uuid", vector=_vectors(1)[0].tolist(), text="x")
+    chunk.payload.document_id = "doc-x"
+    with pytest.raises(InvalidArgument, match="not a UUID"):
+        asyncio.run(servicer.Upsert(retriever_pb2.UpsertRequest(chunks=[chunk]), None))  # type: ignore[arg-type]

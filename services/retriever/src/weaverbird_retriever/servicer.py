@@ -13,7 +13,7 @@ from weaverbird_common.errors import FailedPrecondition, InvalidArgument
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.stores import CollectionMissing, DimensionMismatch, VectorStore
-from weaverbird_retriever.stores.base import LexicalMissing, SearchMode, SearchOptions
+from weaverbird_retriever.stores.base import InvalidInput, LexicalMissing, SearchMode, SearchOptions
 
 # Values listed per field when the request names no limit: more companies than a KB of filings holds.
 _CATALOG_LIMIT = 1000
@@ -79,6 +79,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             await asyncio.to_thread(self._store.upsert, records)
         except DimensionMismatch as exc:
             raise FailedPrecondition(str(exc)) from exc
+        except InvalidInput as exc:
+            raise InvalidArgument(str(exc)) from exc
         stats = await asyncio.to_thread(self._store.stats)
         telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
@@ -99,6 +101,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         try:
             # HNSW and sparse search take about a millisecond: inline is cheaper than a thread hop.
             hits = self._store.search(list(request.vector), request.k, filters or None, options)
+        except InvalidInput as exc:
+            raise InvalidArgument(str(exc)) from exc
         except LexicalMissing as exc:
             raise FailedPrecondition(
                 f"{exc}: it was created before hybrid search. Re-index it into a new collection "

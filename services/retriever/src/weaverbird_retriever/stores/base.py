@@ -57,6 +57,10 @@ class CollectionMissing(StoreError):
     """The collection does not exist yet (call ensure_collection first)."""
 
 
+class InvalidInput(StoreError):
+    """The caller's data is wrong (NaN in a vector, an id that is not a UUID, ...): retrying will not help."""
+
+
 class LexicalMissing(StoreError):
     """The collection predates lexical vectors, so it cannot be searched lexically."""
 
@@ -171,24 +175,24 @@ def canonical_id(raw: str) -> str:
     try:
         return str(uuid.UUID(str(raw)))
     except ValueError as exc:
-        raise StoreError(f"point id {raw!r} is not a UUID string") from exc
+        raise InvalidInput(f"point id {raw!r} is not a UUID string") from exc
 
 
 def as_vector(vector: Vector, dimension: int) -> list[float]:
     """vector as a list of floats, checked against the collection dimension."""
     arr = np.asarray(vector, dtype=np.float32)
     if arr.ndim != 1:
-        raise StoreError(f"a vector must be one-dimensional, got shape {arr.shape}")
+        raise InvalidInput(f"a vector must be one-dimensional, got shape {arr.shape}")
     if arr.shape[0] != dimension:
         raise DimensionMismatch(f"vector has dimension {arr.shape[0]}, the collection {dimension}")
     if not np.all(np.isfinite(arr)):
-        raise StoreError("vector contains NaN or infinity")
+        raise InvalidInput("vector contains NaN or infinity")
     return arr.tolist()
 
 
 def check_k(k: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise StoreError(f"k must be a positive integer, got {k!r}")
+        raise InvalidInput(f"k must be a positive integer, got {k!r}")
 
 
 def check_search(k: int, options: SearchOptions | None) -> SearchOptions:
@@ -196,13 +200,13 @@ def check_search(k: int, options: SearchOptions | None) -> SearchOptions:
     check_k(k)
     options = options or SearchOptions()
     if options.mode not in ("dense", "lexical", "hybrid"):
-        raise StoreError(f"unknown search mode {options.mode!r}")
+        raise InvalidInput(f"unknown search mode {options.mode!r}")
     if options.fusion not in ("rrf", "dbsf"):
-        raise StoreError(f"unknown fusion {options.fusion!r}")
+        raise InvalidInput(f"unknown fusion {options.fusion!r}")
     if not options.lexical_weight > 0:
-        raise StoreError(f"lexical_weight must be positive, got {options.lexical_weight}")
+        raise InvalidInput(f"lexical_weight must be positive, got {options.lexical_weight}")
     if options.mode != "dense" and not options.text.strip():
-        raise StoreError(f"{options.mode} search needs the query text")
+        raise InvalidInput(f"{options.mode} search needs the query text")
     return options
 
 
@@ -223,9 +227,9 @@ def check_filters(filters: Mapping[str, FilterValue] | None) -> dict[str, Filter
     out: dict[str, FilterValue] = {}
     for key, value in filters.items():
         if not isinstance(key, str) or not key or key == TEXT_KEY:
-            raise StoreError(f"cannot filter on payload key {key!r}")
+            raise InvalidInput(f"cannot filter on payload key {key!r}")
         if isinstance(value, bool) or not isinstance(value, str | int):
-            raise StoreError(f"filter {key}={value!r}: only str and int values are supported")
+            raise InvalidInput(f"filter {key}={value!r}: only str and int values are supported")
         out[key] = value
     return out
 

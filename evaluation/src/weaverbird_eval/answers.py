@@ -137,7 +137,6 @@ def main(args: argparse.Namespace) -> int:
     kept = {u.id for u in evalset.units}
     documents = list(page_documents(args.data, keep=lambda doc, page: f"{doc}#p{page}" in kept))
     payloads, texts = build_corpus(documents)
-    companies = sorted({d.company for d in documents if d.company})
     vectors = embed_corpus(args.backend, texts)
     queries = sample(evalset.queries, args.questions)
     model = {"qwen": "qwen2.5-1.5b"}.get(args.model, args.model)
@@ -150,8 +149,7 @@ def main(args: argparse.Namespace) -> int:
             data_dir=Path(tmp),
             generator_env={"GENERATOR_MODEL": model, "GENERATOR_MODEL_DIR": str(Path("var/models").resolve())},
             embedder_env={"EMBEDDER_BACKEND": args.backend},
-            # As a deployment over these filings would: company names in questions become filters.
-            orchestrator_env={"ORCHESTRATOR_KNOWN_COMPANIES": json.dumps(companies)},
+            # As served: company names in questions become filters through the KB's own catalog.
         )
         with LocalStack(config, startup_timeout_s=600) as stack:
             upsert_service(stack.config.addr("retriever"), payloads, vectors)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from weaverbird_common.coverage import assess, name_candidates
-from weaverbird_common.questions import alias_map, filters_from_question, normalize_company
+from weaverbird_common.coverage import assess, names_to_look_up
+from weaverbird_common.questions import alias_map, filters_from_question
 from weaverbird_retriever.stores.base import SearchOptions
 
 from weaverbird_eval.corpus import chunk_units
@@ -110,10 +110,8 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                     hits += store.search(vector, TOP_K, found, options)
                 unknown = []
                 if "company" not in found and evalset.language == "en":
-                    named = {normalize_company(n) for n in [*companies, *alias_map(companies)]}
-                    for name in name_candidates(query.text)[:4]:
-                        if normalize_company(name) in named:
-                            continue
+                    names = [*companies, *alias_map(companies)]
+                    for name in names_to_look_up(query.text, names, 4):
                         look = SearchOptions(mode="lexical", text=name, exclude=exclude)
                         if not store.search(vector, 1, None, look):
                             unknown.append(name)

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from weaverbird_common.questions import normalize_company
+
 # Capitalised words that are not names: question words and the finance vocabulary of titles and
 # acronyms. A name that slips through only costs a lexical look-up, since any word the KB contains
 # is not unknown; this list just keeps the look-ups few.
@@ -63,6 +65,13 @@ def name_candidates(question: str) -> list[str]:
             if token not in out:
                 out.append(token)
     return out
+
+
+def names_to_look_up(question: str, known_names: Iterable[str], limit: int) -> list[str]:
+    """At most `limit` name candidates of the question that are not a catalog company or alias: the ones
+    whose presence in the KB the caller asks of the lexical index."""
+    known = {normalize_company(n) for n in known_names}
+    return [n for n in name_candidates(question) if normalize_company(n) not in known][:limit]
 
 
 def period_covered(company_years: Sequence[int], year: int, next_year: bool = False) -> bool:

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from weaverbird_common.errors import WeaverbirdError
 from weaverbird_common.questions import alias_map
@@ -24,10 +25,16 @@ class Catalog:
     # Fiscal years of each company's documents (no entry: none carry a year).
     years: Mapping[str, Sequence[int]] = field(default_factory=dict)
 
-    @property
+    # Derived once per catalog read, not per question (the catalog is shared until the next refresh).
+    @cached_property
     def aliases(self) -> dict[str, str]:
         """alias -> company, for reading company filters out of a question."""
         return alias_map(self.companies)
+
+    @cached_property
+    def names(self) -> list[str]:
+        """Every company name and alias the catalog knows."""
+        return [*self.companies, *self.aliases]
 
 
 class CatalogCache:

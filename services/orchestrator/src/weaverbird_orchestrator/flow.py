@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from weaverbird_common import telemetry
-from weaverbird_common.coverage import assess, name_candidates
+from weaverbird_common.coverage import assess, names_to_look_up
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
-from weaverbird_common.questions import detect_language, filters_from_question, normalize_company
+from weaverbird_common.questions import detect_language, filters_from_question
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
@@ -193,10 +193,7 @@ class QuestionFlow:
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
-            named = {normalize_company(n) for n in [*catalog.companies, *catalog.aliases]}
-            for name in name_candidates(params.question)[: self._s.coverage_max_names]:
-                if normalize_company(name) in named:
-                    continue
+            for name in names_to_look_up(params.question, catalog.names, self._s.coverage_max_names):
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)

@@ -121,8 +121,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=5)
 
 
-
-
 def start_broker(log_path: Path, port: int | None = None, attempts: int = 3) -> KafkaBroker:
     """Starts Tansu on 127.0.0.1 (a free port unless `port` is given). Raises RuntimeError on failure."""
     binary = tansu_binary()

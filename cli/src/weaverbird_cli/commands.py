@@ -20,6 +20,7 @@ from weaverbird.v1 import (
 
 from weaverbird_cli import render
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker, stop_broker
+from weaverbird_cli.progress import Status
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
 
@@ -44,17 +45,36 @@ def ask(question: str, addr: str, top_k: int | None, top_j: int | None, threshol
         request.top_j = top_j
     if threshold is not None:
         request.threshold = threshold
+    status = Status()
+    route: orchestrator_pb2.RouteEvent | None = None
+
+    def print_route(prompt: orchestrator_pb2.PromptEvent | None = None) -> None:
+        nonlocal route
+        if route is not None:
+            status.clear()
+            print(render.route_report(route, prompt), flush=True)
+            print()
+            route = None
+
     with _channel(addr) as channel:
         stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+        status.show("retrieving")
         try:
             for event in stub.AskStream(request, timeout=600):
                 kind = event.WhichOneof("event")
                 if kind == "route":
-                    print(render.route_report(event.route), flush=True)
-                    print()
+                    # Printed with the prompt's size, which follows within milliseconds when a model answers.
+                    route = event.route
+                    status.show("preparing the prompt")
+                elif kind == "prompt":
+                    print_route(event.prompt)
+                    status.show(f"reading {event.prompt.prompt_tokens} prompt tokens")
                 elif kind == "token":
+                    print_route()
+                    status.clear()
                     print(event.token, end="", flush=True)
                 elif kind == "citations":
+                    print_route()
                     print("\n\nSources:")
                     for c in event.citations.citations:
                         print(render.citation_line(c))
@@ -65,8 +85,11 @@ def ask(question: str, addr: str, top_k: int | None, top_j: int | None, threshol
                 elif kind == "done":
                     print("\n" + render.done_line(event.done))
         except grpc.RpcError as exc:
+            status.close()
             print(f"\nerror: {exc.code().name}: {exc.details()}", file=sys.stderr)
             return 1
+        finally:
+            status.close()
     return 0
 
 
@@ -195,8 +218,8 @@ def _run_stack(config: StackConfig) -> int:
             ingest([str(DEMO_KB)], stack.config.addr("ingester"))
         print(
             "\nWeaverBird is running. In another terminal:\n"
-            "  .venv/bin/weaverbird ask \"What was Northwind Robotics' revenue in fiscal 2024?\"\n"
-            "  .venv/bin/weaverbird ask \"青松新能源2024年的净利润是多少？\"\n"
+            '  .venv/bin/weaverbird ask "What was Northwind Robotics\' revenue in fiscal 2024?"\n'
+            '  .venv/bin/weaverbird ask "青松新能源2024年的净利润是多少？"\n'
             "  .venv/bin/weaverbird ingest ../shared/data/financebench/pdfs/\n"
             "Press Ctrl-C to stop."
         )

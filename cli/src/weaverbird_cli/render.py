@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 
 _ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
 
 
-def route_report(route: orchestrator_pb2.RouteEvent) -> str:
+def route_report(route: orchestrator_pb2.RouteEvent, prompt: orchestrator_pb2.PromptEvent | None = None) -> str:
     t = route.timings
     parts = [
         f"route={_ROUTE.get(route.route, '?')}",
@@ -20,8 +22,18 @@ def route_report(route: orchestrator_pb2.RouteEvent) -> str:
     filters = {f.name: v for f, v in route.filter.ListFields()}
     if filters:
         parts.append(f"filter={filters}")
+    if prompt is not None:
+        # What the model reads: on a CPU this, not retrieval, is the wait for the first token.
+        parts.append(
+            f"prompt={prompt.prompt_tokens}tok (passages {prompt.context_tokens} of "
+            f"{prompt.context_tokens_full}tok, from {_numbers(prompt.passages_used)})"
+        )
     line = "[route] " + " ".join(parts)
     return line + (f"\n[note] {route.note}" if route.note else "")
+
+
+def _numbers(numbers: Sequence[int]) -> str:
+    return "".join(f"[{n}]" for n in numbers) or "none"
 
 
 def citation_line(c: orchestrator_pb2.Citation) -> str:
@@ -48,6 +60,7 @@ def done_line(done: orchestrator_pb2.AnswerDone) -> str:
     else:
         line = (
             f"[done] {done.finish_reason} · {done.completion_tokens} tokens · model {done.model_id} · "
+            f"prompt {done.prompt_tokens} tokens ({done.cached_tokens} cached) · "
             f"first token {t.first_token_ms:.0f}ms · total {t.total_ms:.0f}ms"
         )
     warning = check_line(done)

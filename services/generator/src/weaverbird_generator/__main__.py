@@ -35,10 +35,20 @@ async def main() -> None:
         )
         await asyncio.to_thread(llama.start)
         base_url, model_id = llama.base_url, f"llama.cpp:{model_path.name}"
-    client = ChatClient(base_url, api_key=settings.api_key, timeout_s=settings.request_timeout_s)
+    client = ChatClient(
+        base_url,
+        api_key=settings.api_key,
+        timeout_s=settings.request_timeout_s,
+        cache_prompt=None if settings.prompt_cache else False,
+    )
+    servicer = GeneratorServicer(client, model_id, settings)
+    if llama is not None and settings.prompt_cache:
+        # Before serving: the health check then also means "the rules are read", and a 2-core box is
+        # not asked to read them while it answers a first question.
+        await servicer.warm_up()
     binding = ServiceBinding(
         generator_pb2_grpc.add_GeneratorServiceServicer_to_server,
-        GeneratorServicer(client, model_id, settings),
+        servicer,
         generator_pb2.DESCRIPTOR.services_by_name["GeneratorService"].full_name,
     )
 

@@ -50,6 +50,7 @@ class Delta:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     usage_exact: bool = True
+    cached_tokens: int = 0  # prompt tokens the server took from its prompt cache (llama.cpp reports them)
 
     @property
     def is_final(self) -> bool:
@@ -66,8 +67,12 @@ class ChatClient:
         api_key: str | None = None,
         timeout_s: float = 300.0,
         model: str | None = None,
+        cache_prompt: bool | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        # llama.cpp's per-request `cache_prompt` (default on there); None = send nothing, for servers
+        # (TGI) that do not know the field.
+        self.cache_prompt = cache_prompt
         self.api_key = api_key or _NO_KEY
         self.timeout_s = timeout_s
         self.model = model
@@ -139,6 +144,7 @@ class ChatClient:
                     model=self.model,
                     stream=True,
                     stream_options={"include_usage": True} if include_usage else None,
+                    extra_body={"cache_prompt": self.cache_prompt} if self.cache_prompt is not None else None,
                     **kwargs,
                 )
             iterator = aiter(chunks)
@@ -198,6 +204,7 @@ class ChatClient:
                 finish_reason=finish_reason or "stop",
                 prompt_tokens=int(usage.prompt_tokens or 0),
                 completion_tokens=int(usage.completion_tokens or 0),
+                cached_tokens=_cached_tokens(usage),
             )
         else:
             yield Delta(
@@ -206,6 +213,20 @@ class ChatClient:
                 completion_tokens=content_chunks,
                 usage_exact=False,
             )
+
+
+def _cached_tokens(usage: Any) -> int:
+    """usage.prompt_tokens_details.cached_tokens (OpenAI's field, filled by llama.cpp), 0 when absent.
+
+    huggingface_hub's usage type declares no such field but keeps every key it received (it is a dict).
+    """
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+    if not isinstance(details, dict):
+        return 0
+    try:
+        return max(int(details.get("cached_tokens") or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 class _UsageRejected(Exception):

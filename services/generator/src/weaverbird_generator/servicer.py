@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 
 import grpc
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
 from weaverbird_common import telemetry
+from weaverbird_common.docs.chunker import count_tokens
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from weaverbird_common.questions import detect_language
 
+from weaverbird_generator.context_focus import focus
 from weaverbird_generator.llm_client import (
     ChatClient,
     GeneratorError,
@@ -20,6 +23,8 @@ from weaverbird_generator.llm_client import (
 )
 from weaverbird_generator.prompt import Passage, build_messages
 from weaverbird_generator.settings import GeneratorSettings
+
+log = logging.getLogger(__name__)
 
 
 def _record_tokens(prompt: int, completion: int, decode_start: float) -> None:
@@ -38,6 +43,21 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         self._client = client
         self._model_id = model_id
         self._s = settings
+
+    async def warm_up(self) -> None:
+        """Reads each language's fixed rules once, so llama.cpp's prompt cache holds them before the first question.
+
+        Best effort: a failure only means the first question pays for the rules itself.
+        """
+        for language in ("en", "zh"):
+            started = time.perf_counter()
+            try:
+                async for _ in self._client.stream(build_messages("-", [], language), max_tokens=1):
+                    pass
+            except GeneratorError as exc:
+                log.warning("prompt cache warm-up (%s) failed: %s", language, exc)
+                return
+            log.info("prompt cache warm-up (%s) took %.1f s", language, time.perf_counter() - started)
 
     def _validate(self, request: generator_pb2.GenerateRequest) -> None:
         if not request.question.strip():
@@ -58,13 +78,24 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         self._validate(request)
         language = request.language or detect_language(request.question)
         passages = [Passage(p.number, p.title, p.text, p.source) for p in request.passages]
+        # The model reads only what bears on the question (a CPU reads prompts slowly); numbers unchanged.
+        focused = focus(request.question, passages, self._s.context_budget)
+        messages = build_messages(request.question, focused, language)  # type: ignore[arg-type]
+        yield generator_pb2.GenerateEvent(
+            prompt=generator_pb2.PromptInfo(
+                prompt_tokens=sum(count_tokens(m["content"]) for m in messages),
+                context_tokens=sum(count_tokens(p.text) for p in focused),
+                context_tokens_full=sum(count_tokens(p.text) for p in passages),
+                passages_used=[p.number for p in focused],
+            )
+        )
         s = request.sampling
         max_tokens = min(s.max_tokens or self._s.max_tokens, self._s.max_tokens)
         started = time.perf_counter()
         first_token_at: float | None = None
         try:
             async for delta in self._client.stream(
-                build_messages(request.question, passages, language),  # type: ignore[arg-type]
+                messages,
                 max_tokens=max_tokens,
                 temperature=s.temperature or self._s.temperature,
                 top_p=s.top_p or self._s.top_p,
@@ -78,6 +109,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
                             prompt_tokens=delta.prompt_tokens or 0,
                             completion_tokens=delta.completion_tokens or 0,
                             model_id=self._model_id,
+                            cached_tokens=delta.cached_tokens,
                         )
                     )
                 elif delta.text:

@@ -6,6 +6,9 @@ from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 from weaverbird_common.settings import BaseServiceSettings
 
+# Passage tokens for the local CPU model: chosen in benchmarks/ttft.py (README "Time to first token").
+LOCAL_CONTEXT_BUDGET = 160
+
 
 class GeneratorSettings(BaseServiceSettings):
     """Which LLM server to stream from, or which local GGUF model to serve with llama.cpp."""
@@ -32,6 +35,25 @@ class GeneratorSettings(BaseServiceSettings):
     max_passages: int = Field(20, ge=1, description="Most context passages per request.")
     max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
     request_timeout_s: float = Field(300.0, gt=0, description="Deadline of one generation at the LLM server.")
+    context_budget_tokens: int | None = Field(
+        None,
+        ge=0,
+        description="Tokens of passage text the model reads, kept by query-focused selection (context_focus.py); "
+        f"0 = full passages. Unset = {LOCAL_CONTEXT_BUDGET} for the local llama.cpp model (a CPU reads prompts at "
+        "20-50 tokens/s, so prompt length is the wait) and 0 with GENERATOR_ENDPOINT (a GPU server reads "
+        "thousands of tokens/s, so it keeps the full passages).",
+    )
+    prompt_cache: bool = Field(
+        True,
+        description="Let llama.cpp reuse the cached prompt prefix (the fixed rules) across requests; off only to "
+        "measure what the cache saves.",
+    )
+
+    @property
+    def context_budget(self) -> int:
+        if self.context_budget_tokens is not None:
+            return self.context_budget_tokens
+        return 0 if self.endpoint else LOCAL_CONTEXT_BUDGET
 
     @model_validator(mode="after")
     def _check(self) -> GeneratorSettings:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 
-from weaverbird_orchestrator.domain import GenerationDone, Passage, Route, RouteDecision, Timings
+from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepared, Route, RouteDecision, Timings
 from weaverbird_orchestrator.peers import filter_proto
 
 _ROUTE = {Route.LOCAL: orchestrator_pb2.ROUTE_LOCAL, Route.WEB: orchestrator_pb2.ROUTE_WEB}
@@ -95,4 +95,14 @@ def done_proto(
         answer_check=_ANSWER_CHECK.get(answer_check, orchestrator_pb2.ANSWER_CHECK_UNSPECIFIED),
         unsupported_numbers=list(unsupported_numbers),
         answer_cites_passages=answer_cites_passages,
+        cached_tokens=g.cached_tokens,
+    )
+
+
+def prompt_proto(p: PromptPrepared) -> orchestrator_pb2.PromptEvent:
+    return orchestrator_pb2.PromptEvent(
+        prompt_tokens=p.prompt_tokens,
+        context_tokens=p.context_tokens,
+        context_tokens_full=p.context_tokens_full,
+        passages_used=list(p.passages_used),
     )

@@ -92,8 +92,19 @@ class Retrieval:
 
 
 @dataclass(frozen=True)
+class PromptPrepared:
+    """The generator's estimate of what the model is about to read (before its first token)."""
+
+    prompt_tokens: int
+    context_tokens: int
+    context_tokens_full: int
+    passages_used: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class GenerationDone:
     finish_reason: str
     prompt_tokens: int
     completion_tokens: int
     model_id: str
+    cached_tokens: int = 0

@@ -21,6 +21,7 @@ from weaverbird_orchestrator.domain import (
     AskParams,
     GenerationDone,
     Passage,
+    PromptPrepared,
     Retrieval,
     Route,
     RouteDecision,
@@ -51,7 +52,7 @@ class Peers(Protocol):
 
     def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
-    ) -> AsyncIterator[str | GenerationDone]: ...
+    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]: ...
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class DoneEvent:
     replacement: str = ""
 
 
-AskEvent = RouteDecision | TokenEvent | CitationsEvent | FurtherReadingEvent | DoneEvent
+AskEvent = RouteDecision | PromptPrepared | TokenEvent | CitationsEvent | FurtherReadingEvent | DoneEvent
 
 
 def _ms_since(start: float) -> float:
@@ -352,6 +353,9 @@ class QuestionFlow:
         ):
             if isinstance(item, GenerationDone):
                 done = item
+                continue
+            if isinstance(item, PromptPrepared):
+                yield item
                 continue
             if not answer:
                 decision.timings.first_token_ms = _ms_since(gen_start)

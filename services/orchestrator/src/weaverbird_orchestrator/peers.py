@@ -16,7 +16,7 @@ from weaverbird.v1 import (
 from weaverbird_common.clients import open_channel, peer_errors
 
 from weaverbird_orchestrator.catalog import Catalog
-from weaverbird_orchestrator.domain import GenerationDone, Passage
+from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepared
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
 _ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
@@ -122,7 +122,7 @@ class GrpcPeers:
 
     async def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
-    ) -> AsyncIterator[str | GenerationDone]:
+    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
         request = generator_pb2.GenerateRequest(
             question=question,
             language=language,
@@ -140,8 +140,16 @@ class GrpcPeers:
         )
         async with peer_errors("generator"):
             async for event in self._generator.GenerateStream(request, timeout=self._s.generate_timeout_s):
-                if event.HasField("done"):
+                kind = event.WhichOneof("event")
+                if kind == "done":
                     d = event.done
-                    yield GenerationDone(d.finish_reason, d.prompt_tokens, d.completion_tokens, d.model_id)
-                else:
+                    yield GenerationDone(
+                        d.finish_reason, d.prompt_tokens, d.completion_tokens, d.model_id, d.cached_tokens
+                    )
+                elif kind == "prompt":
+                    p = event.prompt
+                    yield PromptPrepared(
+                        p.prompt_tokens, p.context_tokens, p.context_tokens_full, tuple(p.passages_used)
+                    )
+                elif kind == "token":
                     yield event.token

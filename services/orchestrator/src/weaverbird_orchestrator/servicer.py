@@ -8,7 +8,7 @@ import grpc
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 
 from weaverbird_orchestrator import convert
-from weaverbird_orchestrator.domain import AskParams, RouteDecision
+from weaverbird_orchestrator.domain import AskParams, PromptPrepared, RouteDecision
 from weaverbird_orchestrator.flow import (
     AskEvent,
     CitationsEvent,
@@ -47,6 +47,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         async for event in self._flow.ask(params):
             if isinstance(event, RouteDecision):
                 yield event, orchestrator_pb2.AskEvent(route=convert.route_proto(event))
+            elif isinstance(event, PromptPrepared):
+                yield event, orchestrator_pb2.AskEvent(prompt=convert.prompt_proto(event))
             elif isinstance(event, TokenEvent):
                 yield event, orchestrator_pb2.AskEvent(token=event.text)
             elif isinstance(event, CitationsEvent):

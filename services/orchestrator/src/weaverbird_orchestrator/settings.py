@@ -22,7 +22,9 @@ class OrchestratorSettings(BaseServiceSettings):
     top_k: int = Field(5, ge=1, description="K: passages retrieved per source (local, web).")
     top_j: int = Field(3, ge=1, description="J: passages given to the model (the rest is further reading).")
     threshold: float | None = Field(
-        None, ge=-1.0, le=1.0,
+        None,
+        ge=-1.0,
+        le=1.0,
         description="c: best local cosine at or above which the web is skipped. Unset = the value "
         "calibrated for the embedder's model (scores are not comparable across models).",
     )

@@ -15,6 +15,7 @@ def percentiles(samples_ms: list[float]) -> dict[str, float]:
     arr = np.asarray(samples_ms)
     return {
         "p50_ms": float(np.percentile(arr, 50)),
+        "p95_ms": float(np.percentile(arr, 95)),
         "p99_ms": float(np.percentile(arr, 99)),
         "mean_ms": float(arr.mean()),
         "n": int(arr.size),

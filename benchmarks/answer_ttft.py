@@ -1,0 +1,174 @@
+"""Time to first token of whole answers, through the running system, before and after each prompt step.
+
+The full stack runs on 127.0.0.1 with the default model (Qwen2.5-Coder-1.5B on llama.cpp) over one KB
+holding the demo notes and the FinanceBench filings. The 12 demo questions (README's two among them)
+and 20 FinanceBench questions (the same ones `weaverbird eval answers` asks) go through AskStream, as a
+user's `weaverbird ask` would, once per configuration:
+
+- ``full``: the passages as retrieved, llama.cpp's prompt cache off (how it was before);
+- ``cache``: the same, with the prompt cache on and warmed with the fixed rules at start-up;
+- ``focused``: the cache, plus query-focused context under the token budget (today's default).
+
+For each: TTFT and total time (p50/p95), prompt tokens and cached tokens as llama.cpp counts them, and
+whether the answer holds the expected figure (demo questions: QUESTIONS.md; FinanceBench: the gold
+answer, scored as in `weaverbird eval answers`). One stack per configuration, one question at a time.
+
+    python -m benchmarks.answer_ttft [--configs full,cache,focused] [--financebench 20] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird_cli.commands import ingest
+from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
+
+from benchmarks.harness import DEMO_KB, REPO, demo_questions, write_result
+from benchmarks.stats import percentiles
+
+CONFIGS: dict[str, dict[str, str]] = {
+    "full": {"GENERATOR_CONTEXT_BUDGET_TOKENS": "0", "GENERATOR_PROMPT_CACHE": "false"},
+    "cache": {"GENERATOR_CONTEXT_BUDGET_TOKENS": "0", "GENERATOR_PROMPT_CACHE": "true"},
+    "focused": {"GENERATOR_PROMPT_CACHE": "true"},  # the default budget
+}
+MODEL_DIR = REPO / "var" / "models"
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _key_figures(expected: str) -> list[str]:
+    """The figures of QUESTIONS.md's answer, growth rates and margins left out: "USD 1,284.6 million (about
+    USD 1.28 billion), up 16.5%" gives 1,284.6 and 1.28; an answer holding either is right."""
+    head = re.split(r"\bup\b|同比|\bmargin\b|annualised", expected)[0]
+    return _FIGURE.findall(head)
+
+
+def ask(stub: Any, question: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    first: float | None = None
+    answer: list[str] = []
+    prompt_estimate = 0
+    done = None
+    for event in stub.AskStream(orchestrator_pb2.AskRequest(question=question, temperature=0.01), timeout=900):
+        kind = event.WhichOneof("event")
+        if kind == "prompt":
+            prompt_estimate = event.prompt.prompt_tokens
+        elif kind == "token":
+            first = first or time.perf_counter()
+            answer.append(event.token)
+        elif kind == "done":
+            done = event.done
+    end = time.perf_counter()
+    assert done is not None, "the stream ended without a done event"
+    return {
+        "question": question,
+        "answer": "".join(answer),
+        "ttft_ms": ((first or end) - start) * 1000,
+        "total_ms": (end - start) * 1000,
+        "prompt_tokens": done.prompt_tokens,
+        "prompt_tokens_estimate": prompt_estimate,
+        "cached_tokens": done.cached_tokens,
+        "completion_tokens": done.completion_tokens,
+    }
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(runs)
+    scored = [r for r in runs if r.get("correct") is not None]
+    return {
+        "questions": n,
+        "ttft": percentiles([r["ttft_ms"] for r in runs]),
+        "total": percentiles([r["total_ms"] for r in runs]),
+        "prompt_tokens_mean": sum(r["prompt_tokens"] for r in runs) / n,
+        "cached_tokens_mean": sum(r["cached_tokens"] for r in runs) / n,
+        "correct": sum(bool(r["correct"]) for r in scored),
+        "scored": len(scored),
+        "samples": runs,
+    }
+
+
+def run_config(name: str, env: dict[str, str], demo: list[Any], fb: list[Any], fb_kb: Any) -> dict[str, Any]:
+    from weaverbird_eval.answers import answer_correct
+    from weaverbird_eval.financebench_kb import upsert_service
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = StackConfig(
+            base_port=free_base_port(6),
+            data_dir=Path(tmp),
+            generator_env={"GENERATOR_MODEL_DIR": str(MODEL_DIR), "GENERATOR_LLAMA_PARALLEL": "1", **env},
+        )
+        print(f"[{name}] starting the stack ({env}) ...", flush=True)
+        with LocalStack(config, startup_timeout_s=900) as stack:
+            ingest([str(DEMO_KB)], stack.config.addr("ingester"), quiet=True)
+            if fb_kb is not None:
+                upsert_service(stack.config.addr("retriever"), *fb_kb)
+            with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
+                stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+                out: dict[str, list[dict[str, Any]]] = {"demo": [], "financebench": []}
+                for q in demo:
+                    r = ask(stub, q.question)
+                    figures = _key_figures(q.expected)
+                    r["correct"] = any(f in r["answer"] for f in figures)
+                    out["demo"].append(r)
+                    print(f"[{name}] demo ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
+                          f"(cached {r['cached_tokens']}) correct={r['correct']}", flush=True)
+                for q in fb:
+                    r = ask(stub, q.text)
+                    r["correct"] = answer_correct(r["answer"], q.extra["answer"])
+                    out["financebench"].append(r)
+                    print(f"[{name}] financebench ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
+                          f"(cached {r['cached_tokens']}) correct={r['correct']}", flush=True)
+    return {kind: summarize(runs) for kind, runs in out.items() if runs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--configs", default="full,cache,focused")
+    parser.add_argument("--financebench", type=int, default=20, help="FinanceBench questions (0 = none)")
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--quick", action="store_true", help="the default configuration, demo questions only")
+    args = parser.parse_args(argv)
+    configs = ["focused"] if args.quick else args.configs.split(",")
+    n_fb = 0 if args.quick else args.financebench
+
+    demo = demo_questions()
+    fb: list[Any] = []
+    fb_kb = None
+    if n_fb:
+        from weaverbird_eval import datasets
+        from weaverbird_eval.answers import sample
+        from weaverbird_eval.financebench_kb import build_corpus, embed_corpus, page_documents
+
+        evalset = datasets.financebench(args.data)
+        kept = {u.id for u in evalset.units}
+        documents = list(page_documents(args.data, keep=lambda doc, page: f"{doc}#p{page}" in kept))
+        payloads, texts = build_corpus(documents)
+        fb_kb = (payloads, embed_corpus("use", texts))
+        fb = sample(evalset.queries, n_fb)
+
+    results = {name: run_config(name, CONFIGS[name], demo, fb, fb_kb) for name in configs}
+    report = {
+        "model": "qwen2.5-coder-1.5b (Q4_K_M, llama.cpp, 1 slot)",
+        "configs": {name: CONFIGS[name] for name in configs},
+        "results": results,
+    }
+    path = write_result("answer_ttft", report)
+    for name, by_kind in results.items():
+        for kind, s in by_kind.items():
+            print(
+                f"{name:8s} {kind:12s} TTFT p50 {s['ttft']['p50_ms'] / 1000:5.1f}s p95 {s['ttft']['p95_ms'] / 1000:5.1f}s "
+                f"total p50 {s['total']['p50_ms'] / 1000:5.1f}s prompt {s['prompt_tokens_mean']:.0f} "
+                f"cached {s['cached_tokens_mean']:.0f} correct {s['correct']}/{s['scored']}"
+            )
+    print(f"written: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

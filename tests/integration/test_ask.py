@@ -35,6 +35,8 @@ def test_stream_routes_local_and_cites_the_right_note(orchestrator: Stub, questi
     # Contract: route first, then tokens, citations, further reading, and done last.
     assert kinds[0] == "route" and kinds[-1] == "done"
     assert kinds.index("citations") > kinds.index("token") if "token" in kinds else True
+    if "token" in kinds:  # the model was asked: its prompt's size comes before its first token
+        assert kinds[1] == "prompt" and events[1].prompt.prompt_tokens > 0
     assert kinds.count("citations") == 1 and kinds.count("further_reading") == 1
 
     route = events[0].route

@@ -105,6 +105,12 @@ def test_generator_validates_and_streams(stack: LocalStack) -> None:
         )
         assert events[-1].HasField("done") and sum(e.HasField("done") for e in events) == 1
         assert 0 < events[-1].done.completion_tokens <= 8
+        # First the prompt's size, so a client can say what the model is reading.
+        prompt = events[0].prompt
+        assert events[0].HasField("prompt") and list(prompt.passages_used) == [1]
+        assert 0 < prompt.context_tokens <= prompt.context_tokens_full < prompt.prompt_tokens
+        # The fixed rules were read at start-up (warm-up), so even this request reuses them from the cache.
+        assert events[-1].done.cached_tokens > 0
 
 
 def test_ingest_reports_unreadable_files_and_loads_the_rest(stack: LocalStack, tmp_path: Path) -> None:

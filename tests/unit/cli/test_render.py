@@ -36,3 +36,12 @@ def test_supported_or_figure_free_answers_print_no_warning() -> None:
 def test_a_refusal_says_the_model_was_not_asked() -> None:
     line = render.done_line(orchestrator_pb2.AnswerDone(answer_check=orchestrator_pb2.ANSWER_CHECK_REFUSED))
     assert line.startswith("[done] no relevant evidence") and "tokens" not in line
+
+
+def test_the_route_line_names_the_prompt_size_once_it_is_known() -> None:
+    route = orchestrator_pb2.RouteEvent(route=orchestrator_pb2.ROUTE_LOCAL, top_k=5, top_j=3)
+    assert "prompt=" not in render.route_report(route)
+    prompt = orchestrator_pb2.PromptEvent(
+        prompt_tokens=412, context_tokens=150, context_tokens_full=1180, passages_used=[1, 3]
+    )
+    assert "prompt=412tok (passages 150 of 1180tok, from [1][3])" in render.route_report(route, prompt)

@@ -10,7 +10,7 @@ import prometheus_client
 from weaverbird.v1 import orchestrator_pb2
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_orchestrator.catalog import Catalog
-from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, Route, RouteDecision
+from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, PromptPrepared, Route, RouteDecision
 from weaverbird_orchestrator.flow import (
     CitationsEvent,
     DoneEvent,
@@ -58,11 +58,12 @@ class FakePeers:
 
     async def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
-    ) -> AsyncIterator[str | GenerationDone]:
+    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
         self.generated_from.append(passages)
+        yield PromptPrepared(90, 40, 120, tuple(range(1, len(passages) + 1)))
         for token in self.answer:
             yield token
-        yield GenerationDone("stop", 100, len(self.answer), "fake-model")
+        yield GenerationDone("stop", 100, len(self.answer), "fake-model", cached_tokens=60)
 
 
 class FakeWeb:
@@ -206,3 +207,18 @@ async def test_a_refused_unary_answer_lists_every_passage_as_further_reading() -
     assert reply.answer == INSUFFICIENT["en"]
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED
     assert list(reply.citations) == [] and [c.number for c in reply.further_reading] == [1, 2, 3]
+
+
+async def test_the_prompt_size_is_streamed_before_the_first_token_and_cached_tokens_at_the_end() -> None:
+    peers = FakePeers(STRONG, ["Revenue was USD 1,284.6 million [1]."])
+    servicer = OrchestratorServicer(QuestionFlow(peers, _settings()))
+    kinds: list[str] = []
+    last: orchestrator_pb2.AskEvent | None = None
+    request = orchestrator_pb2.AskRequest(question=_params().question, top_k=3, top_j=2, threshold=0.5)
+    async for proto in servicer.AskStream(request, None):  # type: ignore[arg-type]
+        kinds.append(proto.WhichOneof("event"))
+        if kinds[-1] == "prompt":
+            assert proto.prompt.prompt_tokens == 90 and list(proto.prompt.passages_used) == [1, 2]
+        last = proto
+    assert kinds[:3] == ["route", "prompt", "token"]
+    assert last is not None and last.done.cached_tokens == 60

@@ -33,7 +33,7 @@ from weaverbird_generator.prompt import Passage
 
 GAP = "…"  # marks text left out between kept units
 # A unit must score at least this share of the best unit's score to be worth its tokens.
-MIN_RELATIVE_SCORE = 0.3
+MIN_RELATIVE_SCORE = 0.2
 # Prose lines longer than this are split into sentences; shorter lines (bullets, PDF table rows) stay whole.
 _LONG_LINE_TOKENS = 40
 # A kept line with a figure may bring the nearest line above it naming two or more years (a PDF table's
@@ -170,7 +170,7 @@ def _render(units: Sequence[_Unit]) -> str:
 
 
 def _leading(text: str, budget: int) -> str:
-    """The start of `text` within `budget` tokens, cut at a line or sentence end when one is near."""
+    """The start of `text` within `budget` tokens, cut after a line or sentence, else after a word."""
     if count_tokens(text) <= budget:
         return text
     kept: list[str] = []
@@ -181,6 +181,12 @@ def _leading(text: str, budget: int) -> str:
             break
         kept.append(piece)
         used += cost
+    if not kept:  # the first sentence alone is over budget: its first words
+        for word in re.findall(r"\S+\s*", text):
+            if used + count_tokens(word) > budget:
+                break
+            kept.append(word)
+            used += count_tokens(word)
     return "".join(kept).strip() + " " + GAP
 
 

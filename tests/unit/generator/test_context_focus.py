@@ -1,0 +1,114 @@
+"""Query-focused context: the units that answer the question survive the cut, numbering and labels intact."""
+
+from __future__ import annotations
+
+from weaverbird_common.docs.chunker import count_tokens
+from weaverbird_generator.context_focus import GAP, focus, terms
+from weaverbird_generator.prompt import Passage
+
+RESULTS = """Northwind Robotics, a maker of industrial robots, reported results for fiscal year 2024, which \
+ended on 31 December 2024. The board met four times during the year and approved the strategy.
+
+- Revenue: USD 1,284.6 million, up 16.5% from USD 1,102.9 million in fiscal 2023.
+- Net income: USD 97.3 million, up 23.3% from USD 78.9 million.
+- Gross margin: 41.2%.
+
+## Results by quarter
+
+| Quarter | Revenue (USD million) | Net income (USD million) |
+|---|---|---|
+| Q1 2024 | 281.4 | 18.6 |
+| Q2 2024 | 309.7 | 22.9 |
+| Q3 2024 | 328.2 | 25.1 |
+"""
+
+OUTLOOK = """Management discussed hiring plans, the new headquarters lease and the sustainability programme in \
+detail with analysts on the call. For fiscal 2025 the company expects capital expenditures of about USD 60 \
+million. Employees numbered 4,120 at year end, of whom 38% worked in research and development."""
+
+PDF_PAGE = """CONSOLIDATED STATEMENT OF INCOME
+(Millions, except per share amounts)
+2018 2017 2016
+Net sales $ 32,765 $ 31,657 $ 30,109
+Cost of sales 16,682 16,055 15,118
+Selling, general and administrative expenses 7,602 6,626 6,311
+Research, development and related expenses 1,821 1,870 1,764
+Total operating expenses 25,733 24,551 23,193
+Operating income 7,207 7,820 7,223
+Interest expense 350 322 199"""
+
+PASSAGES = [
+    Passage(1, "Northwind Robotics FY2024 Annual Results", RESULTS, "demo/kb/northwind.md"),
+    Passage(2, "Northwind Robotics FY2024 Annual Results / Outlook", OUTLOOK, "demo/kb/northwind.md"),
+]
+
+
+def test_terms_stem_numbers_and_chinese_bigrams() -> None:
+    t = terms("What were Northwind's revenues in FY2024? 营业收入")
+    assert {"revenu", "2024", "营业", "收入"} <= t
+    assert "what" not in t and "were" not in t
+
+
+def test_the_sentence_with_the_asked_metric_survives_and_the_rest_is_cut() -> None:
+    out = focus("What was Northwind Robotics' revenue in fiscal 2024?", PASSAGES, budget_tokens=60)
+    text = "\n".join(p.text for p in out)
+    assert "USD 1,284.6 million" in text
+    assert "board met four times" not in text  # names the company and year, but not the metric
+    assert sum(count_tokens(p.text) for p in out) <= 60
+
+
+def test_numbers_titles_and_sources_are_kept_and_passages_without_relevance_dropped() -> None:
+    out = focus("What was Northwind Robotics' revenue in fiscal 2024?", PASSAGES, budget_tokens=60)
+    assert [p.number for p in out] == [1]  # the outlook passage says nothing about revenue
+    assert out[0].title == PASSAGES[0].title and out[0].source == PASSAGES[0].source
+
+
+def test_a_table_row_comes_with_its_header_row() -> None:
+    out = focus("What was the net income in Q2 2024?", PASSAGES, budget_tokens=80)
+    text = out[0].text
+    assert "| Q2 2024 | 309.7 | 22.9 |" in text
+    header = "| Quarter | Revenue (USD million) | Net income (USD million) |"
+    assert header in text and text.index(header) < text.index("| Q2 2024 |")
+    assert "|---|" not in text
+
+
+def test_a_pdf_row_comes_with_the_line_of_column_years() -> None:
+    pdf = [Passage(3, "3M_2018_10K", PDF_PAGE, "3M_2018_10K.pdf, page 60")]
+    out = focus("What was 3M's operating income in FY2018?", pdf, budget_tokens=30)
+    text = out[0].text
+    assert "Operating income 7,207 7,820 7,223" in text
+    assert text.index("2018 2017 2016") < text.index("Operating income")
+    assert "Cost of sales" not in text
+
+
+def test_gaps_are_marked_and_kept_units_stay_in_order() -> None:
+    out = focus("revenue and gross margin", PASSAGES, budget_tokens=70)
+    text = out[0].text
+    assert text.index("Revenue: USD") < text.index("Gross margin")
+    assert GAP in text  # units between them or after were left out
+
+
+def test_no_budget_or_a_short_context_is_returned_unchanged() -> None:
+    assert focus("revenue?", PASSAGES, budget_tokens=0) == PASSAGES
+    assert focus("revenue?", PASSAGES, budget_tokens=10_000) == PASSAGES
+
+
+def test_without_shared_terms_each_passage_keeps_its_start() -> None:
+    # A Chinese question over English passages shares no term: better the start of each than nothing.
+    out = focus("这家公司的员工人数是多少？", PASSAGES, budget_tokens=40)
+    assert [p.number for p in out] == [1, 2]
+    assert out[0].text.startswith("Northwind Robotics, a maker")
+    assert all(count_tokens(p.text) <= 25 for p in out)
+
+
+def test_chinese_question_over_chinese_passage() -> None:
+    zh = Passage(
+        1,
+        "青松新能源2024年年度业绩",
+        "青松新能源主要从事光伏组件业务。\n- 营业收入：86.47亿元，同比增长19.8%。\n- 研发投入：4.12亿元。\n"
+        "公司计划在2025年扩大储能产能，并在海外新建两座工厂以服务欧洲和东南亚市场的客户需求。",
+        "zh.md",
+    )
+    out = focus("青松新能源2024年的营业收入是多少？", [zh], budget_tokens=25)
+    assert "86.47亿元" in out[0].text
+    assert "海外新建两座工厂" not in out[0].text

@@ -116,14 +116,20 @@ def run_config(name: str, env: dict[str, str], demo: list[Any], fb: list[Any], f
                     figures = _key_figures(q.expected)
                     r["correct"] = any(f in r["answer"] for f in figures)
                     out["demo"].append(r)
-                    print(f"[{name}] demo ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
-                          f"(cached {r['cached_tokens']}) correct={r['correct']}", flush=True)
+                    print(
+                        f"[{name}] demo ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
+                        f"(cached {r['cached_tokens']}) correct={r['correct']}",
+                        flush=True,
+                    )
                 for q in fb:
                     r = ask(stub, q.text)
                     r["correct"] = answer_correct(r["answer"], q.extra["answer"])
                     out["financebench"].append(r)
-                    print(f"[{name}] financebench ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
-                          f"(cached {r['cached_tokens']}) correct={r['correct']}", flush=True)
+                    print(
+                        f"[{name}] financebench ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
+                        f"(cached {r['cached_tokens']}) correct={r['correct']}",
+                        flush=True,
+                    )
     return {kind: summarize(runs) for kind, runs in out.items() if runs}
 
 
@@ -162,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, by_kind in results.items():
         for kind, s in by_kind.items():
             print(
-                f"{name:8s} {kind:12s} TTFT p50 {s['ttft']['p50_ms'] / 1000:5.1f}s p95 {s['ttft']['p95_ms'] / 1000:5.1f}s "
+                f"{name:8s} {kind:12s} TTFT p50 {s['ttft']['p50_ms'] / 1000:5.1f}s "
+                f"p95 {s['ttft']['p95_ms'] / 1000:5.1f}s "
                 f"total p50 {s['total']['p50_ms'] / 1000:5.1f}s prompt {s['prompt_tokens_mean']:.0f} "
                 f"cached {s['cached_tokens_mean']:.0f} correct {s['correct']}/{s['scored']}"
             )

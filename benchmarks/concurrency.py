@@ -66,9 +66,7 @@ class LevelResult:
         }
         if self.mode.startswith("ask"):
             out["first_token"] = percentiles(self.first_token_ms) if self.first_token_ms else None
-            out["server_first_token"] = (
-                percentiles(self.server_first_token_ms) if self.server_first_token_ms else None
-            )
+            out["server_first_token"] = percentiles(self.server_first_token_ms) if self.server_first_token_ms else None
             out["mean_completion_tokens"] = (
                 sum(self.completion_tokens) / len(self.completion_tokens) if self.completion_tokens else 0.0
             )

@@ -23,8 +23,10 @@ def _kinds(events: list[orchestrator_pb2.AskEvent]) -> list[str]:
     ("question", "expected_file"),
     [
         ("What was Northwind Robotics' revenue in fiscal 2024?", "en-northwind-robotics-fy2024.md"),
-        ("What was Harbor Bay Bank's net interest margin in the third quarter of 2024?",
-         "en-harbor-bay-bank-q3-2024.md"),
+        (
+            "What was Harbor Bay Bank's net interest margin in the third quarter of 2024?",
+            "en-harbor-bay-bank-q3-2024.md",
+        ),
         ("青松新能源2024年的营业收入是多少？", "zh-qingsong-new-energy-2024.md"),
         ("华岳银行2024年第三季度的不良贷款率是多少？", "zh-huayue-bank-q3-2024.md"),
     ],

@@ -40,19 +40,18 @@ def test_every_contract_metric_is_exported_by_its_service(
     scraped = {service: _scrape(stack, service) for service in SERVICES}
     exported = {name for families in scraped.values() for name in families}
     contract = json.loads((REPO / "deploy" / "metrics.json").read_text())
-    missing = [
-        name
-        for name in contract
-        if name not in exported and name.removesuffix("_total") not in exported
-    ]
+    missing = [name for name in contract if name not in exported and name.removesuffix("_total") not in exported]
     assert not missing, f"metrics in deploy/metrics.json that no service exports: {missing}"
 
     orch = scraped["orchestrator"]
     assert _value(orch["weaverbird_orchestrator_questions"], "weaverbird_orchestrator_questions_total") == asked + 1
     requests = scraped["retriever"]["weaverbird_grpc_server_requests"]
-    assert _value(
-        requests, "weaverbird_grpc_server_requests_total", method="weaverbird.v1.RetrieverService/Search", code="OK"
-    ) >= 1
+    assert (
+        _value(
+            requests, "weaverbird_grpc_server_requests_total", method="weaverbird.v1.RetrieverService/Search", code="OK"
+        )
+        >= 1
+    )
     retriever = scraped["retriever"]
     assert _value(retriever["weaverbird_retriever_collection_points"], "weaverbird_retriever_collection_points") > 0
 

@@ -1,16 +1,22 @@
-"""`weaverbird eval answers`: FinanceBench questions through the real system, scored three ways.
+"""`weaverbird eval answers`: questions through the real system, scored strictly, in three sets.
 
-The whole stack runs on 127.0.0.1 (embedder, retriever, generator with the local LLM, orchestrator)
-over the FinanceBench filings as its knowledge base, and every question goes through the unary Ask
-RPC exactly as a client's would. Scores:
+The whole stack runs on 127.0.0.1 (embedder, retriever, generator with the default local model,
+orchestrator, web search off) over one knowledge base: the FinanceBench filings (minus the held-out ones
+below) and the Fin-Eva contexts. Every question goes through AskStream as a client's would, with the
+served defaults (route gate, K, J, numeric check). Three sets:
 
-- accuracy (numeric questions only): a number in the answer equals a number of the gold answer within
-  1 % relative, allowing a change of scale (thousand/million/billion, or fraction vs percent), since
-  "$1.58 billion" and "$1,577 million" are the same answer;
-- citation correctness: among answers that cite, the share citing a passage from an evidence page
-  (same filing and page);
-- numeric faithfulness: among answers with numbers, the share whose every number appears in the text of
-  a cited passage (numbers already in the question, and the citation markers, are not claims).
+- ``financebench``: FinanceBench questions whose filing is in the KB;
+- ``chinese``: Fin-Eva questions (Chinese, context in the KB) whose gold option states a figure, asked
+  open-ended (without the options);
+- ``out_of_kb``: FinanceBench questions whose own filing was left out of the KB (other filings of the
+  same company may be there): the right outcome is the insufficient-information answer (or the web).
+
+Scores (scoring.py): accuracy strict (value with its unit/scale; yes/no) with the lenient figure beside;
+citation correctness (among answers citing, a cited passage is from an evidence page / the question's
+own context); numeric faithfulness (among answers with figures, the served check found every figure in a
+cited passage); answers with a figure found in no passage given at all; refusals; and, for out-of-KB
+questions, the share refused or routed to the web. Plus what the "replace" numeric-check policy would
+have done: an unsupported answer becomes the insufficient-information answer.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ import json
 import re
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from tqdm import tqdm
@@ -85,37 +93,66 @@ def unsupported_numbers(answer: str, question: str, cited_texts: list[str]) -> l
 
 @dataclass
 class AnswerRecord:
+    set: str  # financebench | chinese | out_of_kb
     id: str
     question: str
     gold: str
     answer: str
-    correct: bool | None
-    cited: list[str]  # "doc#page" of passages cited in the answer
+    strict: bool | None  # None: the gold answer has no figure nor yes/no
+    lenient: bool | None
+    cited: list[str]  # ids of the passages cited in the answer
     citation_correct: bool | None  # None when nothing is cited
-    evidence_in_context: bool  # an evidence page was among the passages given to the model
-    unsupported: list[float]
+    evidence_in_context: bool  # a relevant passage was among those given to the model
+    answer_check: str  # the served numeric check: supported | unsupported | no_numbers | refused
+    unsupported: list[str]  # figures the served check found in no cited passage
+    in_no_passage: list[str]  # figures found in no passage given at all
+    route: str
     refused: bool
     seconds: float
+    ttft_seconds: float = 0.0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
 
 
-def evaluate(records: list[AnswerRecord]) -> dict:
-    numeric = [r for r in records if r.correct is not None]
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
+    """The scores of one set; each counts only the answers it applies to (the counts are reported)."""
+    scored = [r for r in records if r.strict is not None]
+    lenient = [r for r in records if r.lenient is not None]
     citing = [r for r in records if r.citation_correct is not None]
-    with_numbers = [r for r in records if numbers(r.answer)]
+    with_figures = [r for r in records if r.answer_check in ("supported", "unsupported")]
+    # Under the "replace" policy an unsupported answer is withheld: it turns into a refusal.
+    replaced_correct = sum(bool(r.strict) and r.answer_check != "unsupported" for r in scored)
+    seconds = sorted(r.seconds for r in records)
+    ttft = sorted(r.ttft_seconds for r in records if r.ttft_seconds)
     return {
         "questions": len(records),
-        "numeric_questions": len(numeric),
-        "accuracy_numeric": sum(bool(r.correct) for r in numeric) / len(numeric) if numeric else None,
+        "scored": len(scored),
+        "accuracy_strict": _share(sum(bool(r.strict) for r in scored), len(scored)),
+        "lenient_scored": len(lenient),
+        "accuracy_lenient": _share(sum(bool(r.lenient) for r in lenient), len(lenient)),
         "answers_citing": len(citing),
-        "citation_correct": sum(bool(r.citation_correct) for r in citing) / len(citing) if citing else None,
-        "answers_with_numbers": len(with_numbers),
-        "numeric_faithfulness": (
-            sum(not r.unsupported for r in with_numbers) / len(with_numbers) if with_numbers else None
-        ),
-        "evidence_in_context": sum(r.evidence_in_context for r in records) / len(records) if records else None,
+        "citation_correct": _share(sum(bool(r.citation_correct) for r in citing), len(citing)),
+        "answers_with_figures": len(with_figures),
+        "numeric_faithfulness": _share(sum(r.answer_check == "supported" for r in with_figures), len(with_figures)),
+        "answers_with_a_figure_in_no_passage": sum(bool(r.in_no_passage) for r in records),
+        "evidence_in_context": _share(sum(r.evidence_in_context for r in records), len(records)),
         "refusals": sum(r.refused for r in records),
-        "seconds_p50": sorted(r.seconds for r in records)[len(records) // 2] if records else None,
+        "refused_or_web": _share(sum(r.refused or r.route == "web" for r in records), len(records)),
+        "accuracy_strict_if_replaced": _share(replaced_correct, len(scored)),
+        "seconds_p50": seconds[len(seconds) // 2] if seconds else None,
+        "ttft_seconds_p50": ttft[len(ttft) // 2] if ttft else None,
     }
+
+
+def evaluate(records: Sequence[AnswerRecord]) -> dict[str, dict[str, Any]]:
+    sets: dict[str, list[AnswerRecord]] = {}
+    for r in records:
+        sets.setdefault(r.set, []).append(r)
+    return {name: summarize(rs) for name, rs in sets.items()}
 
 
 def sample(items: list, n: int) -> list:
@@ -125,22 +162,151 @@ def sample(items: list, n: int) -> list:
     return [items[round(i * len(items) / n)] for i in range(n)]
 
 
+@dataclass
+class Case:
+    set: str
+    id: str
+    question: str
+    gold: str
+    relevant: frozenset[str]  # "doc#pN" (FinanceBench) or a Fin-Eva context id
+    extra: dict = field(default_factory=dict)
+
+
+def financebench_cases(evalset: Any, n_answerable: int, n_out: int) -> tuple[list[Case], list[Case], set[str]]:
+    """(answerable, out-of-KB, held-out filings): the out-of-KB questions' filings leave the KB."""
+    queries = list(evalset.queries)
+    out = sample(queries, n_out) if n_out else []
+    held_out = {q.extra["doc_name"] for q in out}
+    answerable = sample([q for q in queries if q.extra["doc_name"] not in held_out], n_answerable)
+
+    def case(set_name: str, q: Any) -> Case:
+        return Case(set_name, q.id, q.text, q.extra["answer"], q.relevant)
+
+    return [case("financebench", q) for q in answerable], [case("out_of_kb", q) for q in out], held_out
+
+
+# Fin-Eva questions that only make sense with their four options in front of the reader.
+_NEEDS_OPTIONS = re.compile(r"选项|以下|下列|哪个是|哪一项|正确的是|错误的是|不正确")
+
+
+def chinese_cases(data: Path, n: int) -> tuple[list[Case], list[dict], list[str]]:
+    """(cases, payloads, texts to embed): Fin-Eva questions with a figure in their gold option, and every
+    context of the files they come from as the KB."""
+    from weaverbird_orchestrator.numeric_check import answer_figures
+
+    from weaverbird_eval.datasets import fineva
+
+    evalset = fineva(data)
+    cases = []
+    for q in evalset.queries:
+        row = q.extra
+        gold = (row.get(row.get("answer", ""), "") or "").strip()
+        if not gold or _NEEDS_OPTIONS.search(q.text) or not answer_figures(gold):
+            continue
+        cases.append(Case("chinese", q.id, q.text, gold, q.relevant))
+    payloads, texts = [], []
+    for unit in evalset.units:
+        headline = re.match(r"【([^】]{2,40})】", unit.text)
+        title = headline.group(1) if headline else unit.text[:24]
+        payloads.append(
+            {"document_id": unit.id, "title": title, "source": f"fineva/{unit.id}", "chunk_index": 0, "text": unit.text}
+        )
+        texts.append(f"{title}\n{unit.text}")
+    return sample(cases, n), payloads, texts
+
+
+def _passage_id(c: Any, set_name: str) -> str:
+    return c.document_id if set_name == "chinese" else f"{c.title}#p{c.page}"
+
+
+def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
+    from weaverbird.v1 import orchestrator_pb2
+    from weaverbird_orchestrator.numeric_check import check_answer
+
+    from weaverbird_eval.scoring import is_refusal, strict_correct
+
+    request = orchestrator_pb2.AskRequest(question=case.question, temperature=0.01, max_tokens=256)
+    if top_j:
+        request.top_j = top_j
+    start = time.perf_counter()
+    first = 0.0
+    tokens: list[str] = []
+    route = "local"
+    citations: list[Any] = []
+    done = None
+    for event in stub.AskStream(request, timeout=900):
+        kind = event.WhichOneof("event")
+        if kind == "route":
+            route = "web" if event.route.route == orchestrator_pb2.ROUTE_WEB else "local"
+        elif kind == "token":
+            first = first or time.perf_counter()
+            tokens.append(event.token)
+        elif kind == "citations":
+            citations = list(event.citations.citations)
+        elif kind == "done":
+            done = event.done
+    seconds = time.perf_counter() - start
+    assert done is not None, "the stream ended without a done event"
+    answer = "".join(tokens)
+    cited = [c for c in citations if c.cited_in_answer]
+    cited_ids = [_passage_id(c, case.set) for c in cited]
+    check_name = orchestrator_pb2.AnswerCheck.Name(done.answer_check).removeprefix("ANSWER_CHECK_").lower()
+    anywhere = check_answer(re.sub(r"\[\d+\]", "", answer), ["\n\n".join(c.text for c in citations)])
+    return AnswerRecord(
+        set=case.set,
+        id=case.id,
+        question=case.question,
+        gold=case.gold,
+        answer=answer,
+        strict=strict_correct(answer, case.gold, case.question),
+        lenient=answer_correct(answer, case.gold),
+        cited=cited_ids,
+        citation_correct=any(c in case.relevant for c in cited_ids) if cited_ids else None,
+        evidence_in_context=any(_passage_id(c, case.set) in case.relevant for c in citations),
+        answer_check=check_name,
+        unsupported=list(done.unsupported_numbers),
+        in_no_passage=list(anywhere.unsupported) if citations else [f.text for f in _figures(answer)],
+        route=route,
+        refused=is_refusal(answer) or done.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED,
+        seconds=round(seconds, 1),
+        ttft_seconds=round(first - start, 1) if first else 0.0,
+        prompt_tokens=done.prompt_tokens,
+        cached_tokens=done.cached_tokens,
+    )
+
+
+def _figures(answer: str) -> list[Any]:
+    from weaverbird_orchestrator.numeric_check import answer_figures
+
+    return answer_figures(answer)
+
+
 def main(args: argparse.Namespace) -> int:
-    from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+    import numpy as np
     from weaverbird_cli.stack import LocalStack, StackConfig
-    from weaverbird_generator.prompt import INSUFFICIENT
 
     from weaverbird_eval import datasets
     from weaverbird_eval.financebench_kb import build_corpus, embed_corpus, page_documents, upsert_service
 
     evalset = datasets.financebench(args.data, max_pages=args.max_pages)
+    answerable, out_of_kb, held_out = financebench_cases(evalset, args.questions, args.out_of_kb)
     kept = {u.id for u in evalset.units}
     documents = list(page_documents(args.data, keep=lambda doc, page: f"{doc}#p{page}" in kept))
     payloads, texts = build_corpus(documents)
-    vectors = embed_corpus(args.backend, texts)
-    queries = sample(evalset.queries, args.questions)
-    model = {"qwen": "qwen2.5-1.5b"}.get(args.model, args.model)
-    print(f"KB: {len(payloads)} chunks ({evalset.note}); {len(queries)} questions; model {model}", flush=True)
+    vectors = embed_corpus(args.backend, texts)  # the whole corpus (cached); held-out filings masked below
+    keep = np.array([p["document_id"] not in held_out and p["title"] not in held_out for p in payloads])
+    fb_payloads = [p for p, k in zip(payloads, keep, strict=True) if k]
+    fb_vectors = vectors[keep]
+    chinese, zh_payloads, zh_texts = chinese_cases(args.data, args.chinese) if args.chinese else ([], [], [])
+    zh_vectors = embed_corpus(args.backend, zh_texts) if zh_texts else None
+    cases = answerable + chinese + out_of_kb
+    model = {"qwen": "qwen2.5-coder-1.5b"}.get(args.model, args.model)
+    print(
+        f"KB: {len(fb_payloads)} FinanceBench chunks ({len(held_out)} filings held out) + {len(zh_payloads)} "
+        f"Fin-Eva contexts; questions: {len(answerable)} FinanceBench, {len(chinese)} Chinese, "
+        f"{len(out_of_kb)} out-of-KB; model {model}",
+        flush=True,
+    )
 
     records: list[AnswerRecord] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,40 +315,25 @@ def main(args: argparse.Namespace) -> int:
             data_dir=Path(tmp),
             generator_env={"GENERATOR_MODEL": model, "GENERATOR_MODEL_DIR": str(Path("var/models").resolve())},
             embedder_env={"EMBEDDER_BACKEND": args.backend},
-            # As served: company names in questions become filters through the KB's own catalog.
         )
-        with LocalStack(config, startup_timeout_s=600) as stack:
-            upsert_service(stack.config.addr("retriever"), payloads, vectors)
+        with LocalStack(config, startup_timeout_s=900) as stack:
+            from weaverbird.v1 import orchestrator_pb2_grpc
+
+            upsert_service(stack.config.addr("retriever"), fb_payloads, fb_vectors)
+            if zh_vectors is not None:
+                upsert_service(stack.config.addr("retriever"), zh_payloads, zh_vectors, language="zh")
             with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
                 stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
-                for q in tqdm(queries, desc="answer", unit="question"):
-                    request = orchestrator_pb2.AskRequest(
-                        question=q.text, top_j=args.top_j, threshold=0.0, temperature=0.0, max_tokens=256
-                    )
-                    start = time.perf_counter()
-                    reply = stub.Ask(request, timeout=900)
-                    seconds = time.perf_counter() - start
-                    given = [f"{c.title}#p{c.page}" for c in reply.citations]
-                    cited = [c for c in reply.citations if c.cited_in_answer]
-                    cited_ids = [f"{c.title}#p{c.page}" for c in cited]
-                    gold = q.extra["answer"]
-                    records.append(
-                        AnswerRecord(
-                            q.id,
-                            q.text,
-                            gold,
-                            reply.answer,
-                            answer_correct(reply.answer, gold),
-                            cited_ids,
-                            any(c in q.relevant for c in cited_ids) if cited_ids else None,
-                            any(g in q.relevant for g in given),
-                            unsupported_numbers(reply.answer, q.text, [c.text for c in cited]),
-                            INSUFFICIENT["en"].rstrip(".") in reply.answer,
-                            round(seconds, 1),
-                        )
-                    )
-    summary = {"model": model, "backend": args.backend, "top_j": args.top_j, "corpus": evalset.note}
-    summary.update(evaluate(records))
+                for case in tqdm(cases, desc="answer", unit="question"):
+                    records.append(ask(stub, case, args.top_j))
+    summary = {
+        "model": model,
+        "backend": args.backend,
+        "top_j": args.top_j or "served default",
+        "corpus": evalset.note,
+        "held_out_filings": sorted(held_out),
+        "sets": evaluate(records),
+    }
     table = markdown(summary)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "answers.md").write_text(table, encoding="utf-8")
@@ -196,12 +347,21 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
-def markdown(s: dict) -> str:
-    return (
-        "| model | retrieval | questions | accuracy (numeric) | citation correct | numeric faithfulness | "
-        "evidence in context | refusals | seconds p50 |\n|---|---|---|---|---|---|---|---|---|\n"
-        f"| {s['model']} | {s['backend']}, J={s['top_j']}, {s['corpus']} | {s['questions']} | "
-        f"{_pct(s['accuracy_numeric'])} of {s['numeric_questions']} | {_pct(s['citation_correct'])} of "
-        f"{s['answers_citing']} | {_pct(s['numeric_faithfulness'])} of {s['answers_with_numbers']} | "
-        f"{_pct(s['evidence_in_context'])} | {s['refusals']} | {s['seconds_p50']} |\n"
-    )
+def markdown(summary: dict) -> str:
+    lines = [
+        f"Model {summary['model']}, retrieval {summary['backend']} (served hybrid), J = {summary['top_j']}.",
+        "",
+        "| set | questions | accuracy strict | (lenient) | citation correct | numeric faithfulness | "
+        "figure in no passage | refusals | refused or web | strict if unsupported replaced | TTFT p50 s | "
+        "seconds p50 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in summary["sets"].items():
+        lines.append(
+            f"| {name} | {s['questions']} | {_pct(s['accuracy_strict'])} of {s['scored']} | "
+            f"{_pct(s['accuracy_lenient'])} of {s['lenient_scored']} | {_pct(s['citation_correct'])} of "
+            f"{s['answers_citing']} | {_pct(s['numeric_faithfulness'])} of {s['answers_with_figures']} | "
+            f"{s['answers_with_a_figure_in_no_passage']} | {s['refusals']} | {_pct(s['refused_or_web'])} | "
+            f"{_pct(s['accuracy_strict_if_replaced'])} | {s['ttft_seconds_p50']} | {s['seconds_p50']} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -143,14 +143,18 @@ def main(argv: list[str] | None = None) -> int:
     p_cal.add_argument("--quantile", type=float, default=0.01)
     p_route = sub.add_parser("route", help="the route gate on answerable and leave-one-document-out questions")
     common(p_route, "use")
-    p_ans = sub.add_parser("answers", help="FinanceBench answer accuracy, citations and numeric faithfulness")
+    p_ans = sub.add_parser(
+        "answers", help="strict answer accuracy, citations, numeric faithfulness, out-of-KB refusals"
+    )
     p_ans.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p_ans.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    p_ans.add_argument("--questions", type=int, default=20, help="how many FinanceBench questions (CPU LLM is slow)")
+    p_ans.add_argument("--questions", type=int, default=40, help="FinanceBench questions with their filing in the KB")
+    p_ans.add_argument("--chinese", type=int, default=20, help="Fin-Eva questions whose gold answer is a figure")
+    p_ans.add_argument("--out-of-kb", type=int, default=20, help="FinanceBench questions whose filing is left out")
     p_ans.add_argument("--model", default="qwen", help="qwen (default model) or smollm2")
     p_ans.add_argument("--backend", default="use", help="embedder backend for retrieval")
     p_ans.add_argument("--max-pages", type=int, default=None)
-    p_ans.add_argument("--top-j", type=int, default=5)
+    p_ans.add_argument("--top-j", type=int, default=0, help="passages given to the model; 0 = served default")
 
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", module="ranx")  # numba cast warnings on every metric call

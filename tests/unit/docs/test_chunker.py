@@ -222,9 +222,7 @@ def test_chunks_never_cross_pdf_pages() -> None:
 
 
 def test_heading_carries_over_to_next_page() -> None:
-    chunks = chunk_document(
-        doc_of("NOTES TO FINANCIAL STATEMENTS\n" + prose(5), prose(5, seed=1), numbered=True)
-    )
+    chunks = chunk_document(doc_of("NOTES TO FINANCIAL STATEMENTS\n" + prose(5), prose(5, seed=1), numbered=True))
     assert [c.page for c in chunks] == [1, 2]
     assert chunks[1].heading == "NOTES TO FINANCIAL STATEMENTS"
 

@@ -244,9 +244,7 @@ def test_overrides_win_and_proto_defaults_count_as_unset() -> None:
     pdf = make_pdf(THREE_PAGES)
     doc = load_bytes(pdf, "AMCOR_2023Q2_10Q.pdf", company="", year=0, quarter=0, title="", language="")
     assert (doc.company, doc.year, doc.quarter, doc.title) == ("AMCOR", 2023, 2, "AMCOR_2023Q2_10Q")
-    doc = load_bytes(
-        pdf, "AMCOR_2023Q2_10Q.pdf", company="ACME", year=2020, quarter=4, title="T", language="zh"
-    )
+    doc = load_bytes(pdf, "AMCOR_2023Q2_10Q.pdf", company="ACME", year=2020, quarter=4, title="T", language="zh")
     assert (doc.company, doc.year, doc.quarter, doc.title, doc.language) == ("ACME", 2020, 4, "T", "zh")
     doc = load_bytes(pdf, "FOOTLOCKER_2022_8K_dated-2022-05-20.pdf", origin="web")
     assert (doc.published, doc.origin) == ("2022-05-20", "web")
@@ -288,9 +286,7 @@ def test_real_pdf_page_numbers_match_financebench_index_plus_one(shared_data: Pa
 
 @pytest.mark.slow
 def test_adobe_total_revenue_is_on_page_54(shared_data: Path) -> None:
-    pytest.importorskip(
-        "cryptography", reason="ADOBE_2022_10K.pdf is AES-encrypted; pypdf needs cryptography"
-    )
+    pytest.importorskip("cryptography", reason="ADOBE_2022_10K.pdf is AES-encrypted; pypdf needs cryptography")
     pdf = shared_data / "financebench" / "pdfs" / "ADOBE_2022_10K.pdf"
     if not pdf.is_file():
         pytest.skip("ADOBE_2022_10K.pdf not present")
@@ -298,7 +294,6 @@ def test_adobe_total_revenue_is_on_page_54(shared_data: Path) -> None:
     income_statement = [
         page.number
         for page in doc.pages
-        if "CONSOLIDATED STATEMENTS OF INCOME" in page.text
-        and re.search(r"Total revenue\s+17,606", page.text)
+        if "CONSOLIDATED STATEMENTS OF INCOME" in page.text and re.search(r"Total revenue\s+17,606", page.text)
     ]
     assert income_statement == [54]  # pypdf index 53, as FinanceBench's evidence page_num says

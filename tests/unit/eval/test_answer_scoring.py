@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from weaverbird_eval.answers import AnswerRecord, answer_correct, evaluate, numbers, sample, unsupported_numbers
+from weaverbird_eval.scoring import is_refusal, strict_correct
 
 
 def test_numbers_apply_scale_words_and_skip_citation_markers() -> None:
@@ -25,15 +26,20 @@ def test_unsupported_numbers_are_those_in_no_cited_passage_nor_the_question() ->
 
 def _record(**kw: object) -> AnswerRecord:
     base = dict(
+        set="financebench",
         id="q",
         question="q?",
         gold="1",
         answer="",
-        correct=None,
+        strict=None,
+        lenient=None,
         cited=[],
         citation_correct=None,
         evidence_in_context=False,
+        answer_check="no_numbers",
         unsupported=[],
+        in_no_passage=[],
+        route="local",
         refused=False,
         seconds=1.0,
     )
@@ -41,19 +47,59 @@ def _record(**kw: object) -> AnswerRecord:
 
 
 def test_summary_counts_only_the_questions_each_score_applies_to() -> None:
-    s = evaluate(
+    sets = evaluate(
         [
-            _record(answer="It was 5 [1]", correct=True, citation_correct=True, evidence_in_context=True),
-            _record(answer="It was 7 [1]", correct=False, citation_correct=False, unsupported=[7.0]),
-            _record(answer="The provided information is insufficient.", refused=True),
+            _record(answer="It was 5 [1]", strict=True, lenient=True, citation_correct=True, answer_check="supported"),
+            _record(
+                answer="It was 7 [1]",
+                strict=False,
+                lenient=True,
+                citation_correct=False,
+                answer_check="unsupported",
+                unsupported=["7"],
+                in_no_passage=["7"],
+            ),
+            _record(answer="The provided information is insufficient.", strict=False, refused=True),
+            _record(set="out_of_kb", refused=True),
+            _record(set="out_of_kb", route="web"),
+            _record(set="out_of_kb", answer="It was 9 [1]"),
         ]
     )
-    assert s["numeric_questions"] == 2 and s["accuracy_numeric"] == 0.5
+    s = sets["financebench"]
+    assert s["scored"] == 3 and s["accuracy_strict"] == 1 / 3
+    assert s["lenient_scored"] == 2 and s["accuracy_lenient"] == 1.0
     assert s["answers_citing"] == 2 and s["citation_correct"] == 0.5
-    assert s["answers_with_numbers"] == 2 and s["numeric_faithfulness"] == 0.5
-    assert s["refusals"] == 1
+    assert s["answers_with_figures"] == 2 and s["numeric_faithfulness"] == 0.5
+    assert s["answers_with_a_figure_in_no_passage"] == 1 and s["refusals"] == 1
+    # Under "replace" the unsupported answer (wrong anyway) is withheld: the correct one stays.
+    assert s["accuracy_strict_if_replaced"] == 1 / 3
+    assert sets["out_of_kb"]["refused_or_web"] == 2 / 3
 
 
 def test_sample_spreads_over_the_list() -> None:
     assert sample(list(range(10)), 5) == [0, 2, 4, 6, 8]
     assert sample([1, 2], 5) == [1, 2]
+
+
+def test_strict_scoring_wants_the_value_with_its_scale() -> None:
+    assert strict_correct("about $1.58 billion [1]", "$1577.00", "What was capex (in USD millions)?") is True
+    assert strict_correct("It was 1,577 [1]", "$1577.00", "What was capex (in USD millions)?") is True
+    assert strict_correct("about $1.58 billion [1]", "$1577.00", "What was capex?") is False  # gold unit unknown
+    assert strict_correct("It was 1,577 [1]", "$1577 million") is False  # the answer dropped "million"
+    assert strict_correct("about $1.6 billion [1]", "$1577 million") is False  # 1.5 % off
+    assert strict_correct("It was 66% [1]", "0.66") is True and strict_correct("24.3%", "a ratio of 24.3") is False
+    assert strict_correct("净利润为79,300万元[1]", "7.93亿元") is True
+    assert strict_correct("The FY2019 figure rose [1]", "24.26") is False  # a year is not the answer
+
+
+def test_strict_scoring_checks_yes_and_no() -> None:
+    assert strict_correct("Yes, it did [1].", "Yes, the company paid a dividend.") is True
+    assert strict_correct("No [1].", "Yes.") is False
+    assert strict_correct("The company did not pay one [1].", "No, it did not.") is True
+    assert strict_correct("Some words only.", "A qualitative answer.") is None
+
+
+def test_refusals_are_recognised_in_both_languages() -> None:
+    assert is_refusal("The provided information is insufficient to answer this question. It lacks X.")
+    assert is_refusal("根据所提供的资料，无法回答该问题。")
+    assert not is_refusal("Revenue was USD 5 million [1].")

@@ -93,7 +93,9 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_config(name: str, env: dict[str, str], demo: list[Any], fb: list[Any], fb_kb: Any) -> dict[str, Any]:
+def run_config(
+    name: str, env: dict[str, str], demo: list[Any], fb: list[Any], fb_kb: Any, model: str | None = None
+) -> dict[str, Any]:
     from weaverbird_eval.answers import answer_correct
     from weaverbird_eval.financebench_kb import upsert_service
 
@@ -101,7 +103,12 @@ def run_config(name: str, env: dict[str, str], demo: list[Any], fb: list[Any], f
         config = StackConfig(
             base_port=free_base_port(6),
             data_dir=Path(tmp),
-            generator_env={"GENERATOR_MODEL_DIR": str(MODEL_DIR), "GENERATOR_LLAMA_PARALLEL": "1", **env},
+            generator_env={
+                "GENERATOR_MODEL_DIR": str(MODEL_DIR),
+                "GENERATOR_LLAMA_PARALLEL": "1",
+                **({"GENERATOR_MODEL": model} if model else {}),
+                **env,
+            },
         )
         print(f"[{name}] starting the stack ({env}) ...", flush=True)
         with LocalStack(config, startup_timeout_s=900) as stack:
@@ -139,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--financebench", type=int, default=20, help="FinanceBench questions (0 = none)")
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--quick", action="store_true", help="the default configuration, demo questions only")
+    parser.add_argument(
+        "--model", default=None, help="GENERATOR_MODEL to measure instead of the default (a name or a .gguf path)"
+    )
     args = parser.parse_args(argv)
     configs = ["focused"] if args.quick else args.configs.split(",")
     n_fb = 0 if args.quick else args.financebench
@@ -158,13 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         fb_kb = (payloads, embed_corpus("use", texts))
         fb = sample(evalset.queries, n_fb)
 
-    results = {name: run_config(name, CONFIGS[name], demo, fb, fb_kb) for name in configs}
+    results = {name: run_config(name, CONFIGS[name], demo, fb, fb_kb, args.model) for name in configs}
     report = {
-        "model": "qwen2.5-coder-1.5b (Q4_K_M, llama.cpp, 1 slot)",
+        "model": f"{args.model or 'qwen2.5-coder-1.5b (Q4_K_M)'} on llama.cpp, 1 slot",
         "configs": {name: CONFIGS[name] for name in configs},
         "results": results,
     }
-    path = write_result("answer_ttft", report)
+    path = write_result("answer_ttft" + (f"_{Path(args.model).stem}" if args.model else ""), report)
     for name, by_kind in results.items():
         for kind, s in by_kind.items():
             print(

@@ -5,7 +5,7 @@ realistic RAG request: 5 passages of about 250 tokens each (packed from the demo
 language), in English and in Chinese. Every run uses a different question and passage set, so
 llama.cpp's prompt cache can only reuse the shared system prompt, as it would in production.
 
-Model: qwen2.5-1.5b (the default of `make run`) when its files are installed (`make models`),
+Model: qwen2.5-coder-1.5b (the default of `make run`) when its files are installed (`make models`),
 otherwise SmolLM2-135M with a printed note; `--model smollm2|qwen` forces one.
 
     python -m benchmarks.ttft [--model auto|qwen|smollm2] [--runs 3] [--max-tokens 64] [--quick]
@@ -66,7 +66,7 @@ def choose_model(requested: str) -> tuple[str, str]:
     if requested == "qwen":
         raise SystemExit("error: --model qwen but the Qwen files are not installed; run `make models` first")
     note = (
-        "NOTE: the default model qwen2.5-1.5b is not installed (run `make models`); measuring SmolLM2-135M "
+        "NOTE: the default model qwen2.5-coder-1.5b is not installed (run `make models`); measuring SmolLM2-135M "
         "instead, which is ~10x smaller and NOT representative of the default model's latency"
     )
     print(note, flush=True)

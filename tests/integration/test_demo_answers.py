@@ -30,7 +30,7 @@ def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> It
         data_dir=data_dir,
         # The model `make models` assembled; greedy decoding so the answer does not vary between runs.
         generator_env={
-            "GENERATOR_MODEL": "qwen2.5-1.5b",
+            "GENERATOR_MODEL": "qwen2.5-coder-1.5b",
             "GENERATOR_MODEL_DIR": str(REPO / "var" / "models"),
             "GENERATOR_TEMPERATURE": "0",
         },

@@ -16,7 +16,7 @@ class CliSettings(BaseSettings):
     base_port: int = Field(50051, ge=1024, le=65000, description="`up`: first of five consecutive gRPC ports.")
     data_dir: str = Field("var", description="`up`: where the knowledge base and model files live.")
     generator_model: str = Field(
-        "qwen2.5-1.5b", description="`up`: GGUF model for the local llama.cpp server (name or path)."
+        "qwen2.5-coder-1.5b", description="`up`: GGUF model for the local llama.cpp server (name or path)."
     )
     generator_endpoint: str | None = Field(
         None, description="`up`: use this TGI/OpenAI-compatible server instead of the local model."

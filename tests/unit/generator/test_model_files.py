@@ -36,7 +36,7 @@ def parts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> bytes:
 
 def test_assembles_in_numeric_order_and_writes_marker(parts: bytes, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    path = ensure_model("qwen2.5-1.5b", cache)
+    path = ensure_model("qwen2.5-coder-1.5b", cache)
     assert path.read_bytes() == parts
     marker = path.with_name(path.name + ".sha256")
     assert marker.read_text().split()[0] == model_files.QWEN_SHA256
@@ -46,14 +46,14 @@ def test_assembles_in_numeric_order_and_writes_marker(parts: bytes, tmp_path: Pa
 
 def test_reuses_verified_file_without_rehashing(parts: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "cache"
-    first = ensure_model("qwen2.5-1.5b", cache)
+    first = ensure_model("qwen2.5-coder-1.5b", cache)
     mtime = first.stat().st_mtime_ns
 
     def no_hash(_path: Path) -> str:
         raise AssertionError("a verified file must not be hashed again")
 
     monkeypatch.setattr(model_files, "_sha256_file", no_hash)
-    assert ensure_model("qwen2.5-1.5b", cache) == first
+    assert ensure_model("qwen2.5-coder-1.5b", cache) == first
     assert first.stat().st_mtime_ns == mtime
 
 

@@ -298,8 +298,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="python -m weaverbird_generator.llama_server",
         description="Serve a GGUF model with llama.cpp (OpenAI-compatible /v1/chat/completions).",
     )
-    ap.add_argument("--model", required=True, help="smollm2, qwen2.5-1.5b or a path to a .gguf file")
-    ap.add_argument("--cache-dir", default="var/models", help="where qwen2.5-1.5b is assembled")
+    ap.add_argument("--model", required=True, help="smollm2, qwen2.5-coder-1.5b or a path to a .gguf file")
+    ap.add_argument("--cache-dir", default="var/models", help="where qwen2.5-coder-1.5b is assembled")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=0, help="0 = a free port, printed once ready")
     ap.add_argument("--ctx-size", type=int, default=4096, help="context window per request (slot)")

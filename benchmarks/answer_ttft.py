@@ -79,14 +79,16 @@ def ask(stub: Any, question: str) -> dict[str, Any]:
 
 
 def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    n = len(runs)
+    """Times over the answers the model wrote; a refusal by the gate (no model call) is counted apart."""
+    asked = [r for r in runs if r["prompt_tokens"] > 0] or runs
     scored = [r for r in runs if r.get("correct") is not None]
     return {
-        "questions": n,
-        "ttft": percentiles([r["ttft_ms"] for r in runs]),
-        "total": percentiles([r["total_ms"] for r in runs]),
-        "prompt_tokens_mean": sum(r["prompt_tokens"] for r in runs) / n,
-        "cached_tokens_mean": sum(r["cached_tokens"] for r in runs) / n,
+        "questions": len(runs),
+        "refused_without_model": len(runs) - len([r for r in runs if r["prompt_tokens"] > 0]),
+        "ttft": percentiles([r["ttft_ms"] for r in asked]),
+        "total": percentiles([r["total_ms"] for r in asked]),
+        "prompt_tokens_mean": sum(r["prompt_tokens"] for r in asked) / len(asked),
+        "cached_tokens_mean": sum(r["cached_tokens"] for r in asked) / len(asked),
         "correct": sum(bool(r["correct"]) for r in scored),
         "scored": len(scored),
         "samples": runs,

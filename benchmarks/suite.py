@@ -36,6 +36,8 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "ingest": ("ingest", [], ["--docs", "20"]),
     "concurrency": ("concurrency", [], ["--quick"]),
     "ttft": ("ttft", [], ["--quick", "--model", "smollm2"]),
+    # Whole answers through the stack with the default model, before/after each prompt step.
+    "answer_ttft": ("answer_ttft", [], ["--quick"]),
     "fallback_replay": ("fallback_replay", [], ["--quick"]),
     # The same stream routed by the cosine gate alone, at the calibrated c and at 0.40.
     "fallback_replay_cosine_only": ("fallback_replay", ["--no-coverage-gate"], ["--quick", "--no-coverage-gate"]),
@@ -141,6 +143,25 @@ def _ttft(r: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _answer_ttft(r: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{r['model']}; questions through AskStream on the running stack (demo notes + FinanceBench KB). "
+        "TTFT and total over the answers the model wrote (gate refusals counted apart).",
+        "",
+        "| configuration | questions | TTFT p50 s | TTFT p95 s | total p50 s | prompt tokens | cached tokens | "
+        "right figure |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, by_set in r["results"].items():
+        for kind, s in by_set.items():
+            lines.append(
+                f"| {name}, {kind} | {s['questions']} | {s['ttft']['p50_ms'] / 1000:.1f} | "
+                f"{s['ttft'].get('p95_ms', s['ttft']['p99_ms']) / 1000:.1f} | {s['total']['p50_ms'] / 1000:.1f} | "
+                f"{s['prompt_tokens_mean']:.0f} | {s['cached_tokens_mean']:.0f} | {s['correct']} of {s['scored']} |"
+            )
+    return lines
+
+
 def _fallback_replay(r: dict[str, Any]) -> list[str]:
     lines = [
         f"{r['questions']} FinanceBench questions in a seeded random order; their {r['filings_on_web']} filings "
@@ -167,6 +188,7 @@ SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
     "ingest": ("Ingest throughput", _ingest),
     "concurrency": ("Orchestrator under concurrent load", _concurrency),
     "ttft": ("Time to first token of the local model", _ttft),
+    "answer_ttft": ("Time to first token of whole answers, before/after each prompt step", _answer_ttft),
     "fallback_replay": ("Fallback replay: the KB grows through Kafka (calibrated c, coverage gate)", _fallback_replay),
     "fallback_replay_cosine_only": ("Fallback replay, cosine gate alone (calibrated c)", _fallback_replay),
     "fallback_replay_c0.40_cosine_only": ("Fallback replay, cosine gate alone, c = 0.40", _fallback_replay),

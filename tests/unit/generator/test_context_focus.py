@@ -112,3 +112,11 @@ def test_chinese_question_over_chinese_passage() -> None:
     out = focus("青松新能源2024年的营业收入是多少？", [zh], budget_tokens=25)
     assert "86.47亿元" in out[0].text
     assert "海外新建两座工厂" not in out[0].text
+
+
+def test_figures_on_lines_of_their_own_stay_with_their_label() -> None:
+    # pypdf often breaks a balance-sheet row into the label, "$" and each column's figure.
+    page = "Current assets:\nCash and cash equivalents\n$\n4,835 \n$\n2,535 \nShort-term investments\n1,020 \n1,073 \n"
+    out = focus("What were AMD's cash and cash equivalents?", [Passage(1, "AMD_2022_10K", page, "s")], 20)
+    assert out[0].text.startswith("Cash and cash equivalents $ 4,835 $ 2,535")
+    assert "Short-term" not in out[0].text

@@ -53,6 +53,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 _DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _stem(word: str) -> str:
@@ -128,6 +129,17 @@ def _units(index: int, text: str) -> list[_Unit]:
             year_line, year_line_age = add(line, labels_only=True), 0
             continue
         header = year_line if year_line is not None and year_line_age <= _HEADER_LOOKBACK else None
+        if units and not _LETTER.search(line) and not units[-1].labels_only:
+            # PDF text often puts a row's "$" and figures on lines of their own under its label: they
+            # belong to that label's unit, or the label would be kept without its figures.
+            last = units[-1]
+            last.text = f"{last.text} {line}"
+            last.terms |= terms(line)
+            last.tokens = count_tokens(last.text)
+            if last.header is None and header is not None:
+                last.header = header
+                last.inherited = frozenset(units[header].terms - last.terms)
+            continue
         if count_tokens(line) <= _LONG_LINE_TOKENS:
             add(line, header if _DIGIT.search(line) else None)
         else:

@@ -95,7 +95,7 @@ def test_no_budget_or_a_short_context_is_returned_unchanged() -> None:
 
 def test_without_shared_terms_each_passage_keeps_its_start() -> None:
     # A Chinese question over English passages shares no term: better the start of each than nothing.
-    out = focus("这家公司的员工人数是多少？", PASSAGES, budget_tokens=40)
+    out = focus("这家公司的总部在哪里？", PASSAGES, budget_tokens=40)
     assert [p.number for p in out] == [1, 2]
     assert out[0].text.startswith("Northwind Robotics, a maker")
     assert all(count_tokens(p.text) <= 25 for p in out)
@@ -120,3 +120,14 @@ def test_figures_on_lines_of_their_own_stay_with_their_label() -> None:
     out = focus("What were AMD's cash and cash equivalents?", [Passage(1, "AMD_2022_10K", page, "s")], 20)
     assert out[0].text.startswith("Cash and cash equivalents $ 4,835 $ 2,535")
     assert "Short-term" not in out[0].text
+
+
+def test_a_chinese_question_finds_the_english_line_through_the_glossary() -> None:
+    out = focus("Northwind Robotics 2024财年的净利润是多少？", PASSAGES, budget_tokens=40)
+    assert "Net income: USD 97.3 million" in out[0].text
+    assert "Revenue: USD" not in out[0].text
+
+
+def test_quarters_match_across_languages() -> None:
+    assert {"§q3", "§net_income"} <= terms("Harbor Bay Bank 2024年第三季度的净利润是多少？")
+    assert {"§q3", "§net_income"} <= terms("Net income in the third quarter (Q3 2024)")

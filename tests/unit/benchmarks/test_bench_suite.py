@@ -47,6 +47,28 @@ def test_report_renders_measured_numbers_and_marks_missing_and_failed(tmp_path: 
     assert text.count("Not measured") == len(suite.SECTIONS) - 2  # all but local_path and web_path
 
 
+def test_report_renders_the_answer_ttft_steps(tmp_path: Path) -> None:
+    def summary(p50: float, tokens: float) -> dict[str, object]:
+        return {
+            "questions": 12,
+            "ttft": {**_percentiles(p50, p50 * 2), "p95_ms": p50 * 1.5},
+            "total": _percentiles(p50 + 2000, p50 * 3),
+            "prompt_tokens_mean": tokens,
+            "cached_tokens_mean": 225.0,
+            "correct": 11,
+            "scored": 12,
+        }
+
+    report = {
+        "model": "qwen",
+        "results": {"full": {"demo": summary(14600, 831)}, "focused": {"demo": summary(5200, 514)}},
+    }
+    (tmp_path / "answer_ttft.json").write_text(json.dumps(report))
+    section = suite.report(tmp_path, failed={}).split("## Time to first token of whole answers")[1].split("## ")[0]
+    assert "| full, demo | 12 | 14.6 | 21.9 | 16.6 | 831 | 225 | 11 of 12 |" in section
+    assert "| focused, demo | 12 | 5.2 | 7.8 | 7.2 | 514 | 225 | 11 of 12 |" in section
+
+
 def test_suite_rejects_an_unknown_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WEAVERBIRD_BENCH_RESULTS", str(tmp_path))
     assert suite.main(["--only", "no_such_benchmark"]) == 2

@@ -316,7 +316,16 @@ def main(args: argparse.Namespace) -> int:
         config = StackConfig(
             base_port=54051,
             data_dir=Path(tmp),
-            generator_env={"GENERATOR_MODEL": model, "GENERATOR_MODEL_DIR": str(Path("var/models").resolve())},
+            generator_env={
+                "GENERATOR_MODEL": model,
+                "GENERATOR_MODEL_DIR": str(Path("var/models").resolve()),
+                # Unset = the served default (query-focused context on the local model).
+                **(
+                    {"GENERATOR_CONTEXT_BUDGET_TOKENS": str(args.context_budget)}
+                    if args.context_budget is not None
+                    else {}
+                ),
+            },
             embedder_env={"EMBEDDER_BACKEND": args.backend},
         )
         with LocalStack(config, startup_timeout_s=900) as stack:
@@ -333,6 +342,7 @@ def main(args: argparse.Namespace) -> int:
         "model": model,
         "backend": args.backend,
         "top_j": args.top_j or "served default",
+        "context_budget": "served default" if args.context_budget is None else args.context_budget,
         "corpus": evalset.note,
         "held_out_filings": sorted(held_out),
         "sets": evaluate(records),
@@ -352,7 +362,8 @@ def _pct(value: float | None) -> str:
 
 def markdown(summary: dict) -> str:
     lines = [
-        f"Model {summary['model']}, retrieval {summary['backend']} (served hybrid), J = {summary['top_j']}.",
+        f"Model {summary['model']}, retrieval {summary['backend']} (served hybrid), J = {summary['top_j']}, "
+        f"context budget {summary.get('context_budget', 'served default')} tokens.",
         "",
         "| set | questions | accuracy strict | (lenient) | citation correct | numeric faithfulness | "
         "figure in no passage | refusals | refused or web | strict if unsupported replaced | TTFT p50 s | "

@@ -254,7 +254,8 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     cited = [c for c in citations if c.cited_in_answer]
     cited_ids = [_passage_id(c, case.set) for c in cited]
     check_name = orchestrator_pb2.AnswerCheck.Name(done.answer_check).removeprefix("ANSWER_CHECK_").lower()
-    anywhere = check_answer(re.sub(r"\[\d+\]", "", answer), ["\n\n".join(c.text for c in citations)])
+    given = "\n\n".join(f"{c.title}\n{c.text}" for c in citations)
+    anywhere = check_answer(re.sub(r"\[\d+\]", "", answer), [given])
     return AnswerRecord(
         set=case.set,
         id=case.id,

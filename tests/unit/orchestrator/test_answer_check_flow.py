@@ -154,7 +154,8 @@ async def test_a_local_answer_is_checked_and_the_result_counted() -> None:
         done = events[-1]
         assert isinstance(done, DoneEvent)
         assert (done.answer_check, done.unsupported_numbers) == (result, unsupported)
-        assert done.answer_cites_passages and done.replacement == ""
+        assert done.answer_cites_passages
+        assert done.replacement == (INSUFFICIENT["en"] if result == "unsupported" else "")  # default: replace
     assert {r: _count(r) - before[r] for r in before} == {"supported": 1, "unsupported": 1, "no_numbers": 1}
 
 
@@ -175,7 +176,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     )
     answer = ["Revenue was USD 5.1 billion [1]."]
 
-    warn = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings()))
+    warn = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings(numeric_check_policy="warn")))
     events = [e async for e in warn.AskStream(request, None)]  # type: ignore[arg-type]
     done = events[-1].done
     assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
@@ -184,7 +185,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     assert reply.answer == answer[0] and not reply.answer_replaced
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
 
-    replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings(numeric_check_policy="replace")))
+    replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings()))  # the default
     reply = await replace.Ask(request, None)  # type: ignore[arg-type]
     assert reply.answer == INSUFFICIENT["en"] and reply.answer_replaced
     assert list(reply.unsupported_numbers) == ["USD 5.1 billion"]

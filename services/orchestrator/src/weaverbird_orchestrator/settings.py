@@ -86,9 +86,11 @@ class OrchestratorSettings(BaseServiceSettings):
         "answer with the insufficient-information sentence instead of asking the model.",
     )
     numeric_check_policy: Literal["warn", "replace"] = Field(
-        "warn",
+        "replace",
         description="An answer stating a figure no cited passage holds: warn (the stream's done event lists the "
-        "figures) or replace (also; the unary Ask then returns the insufficient-information sentence).",
+        "figures) or replace (also; the unary Ask then returns the insufficient-information sentence). Default "
+        "replace, by measurement (README, Answers): on 40 FinanceBench questions it withheld 13 answers with "
+        "unsupported figures at the cost of 1 correct one.",
     )
     reranker: Literal["none", "cross_encoder", "embedder"] = Field(
         "none",

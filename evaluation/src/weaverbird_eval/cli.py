@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     p_ans.add_argument("--backend", default="use", help="embedder backend for retrieval")
     p_ans.add_argument("--max-pages", type=int, default=None)
     p_ans.add_argument("--top-j", type=int, default=0, help="passages given to the model; 0 = served default")
+    p_ans.add_argument("--sets", default="financebench,chinese,out_of_kb", help="which sets to ask")
     p_ans.add_argument(
         "--context-budget", type=int, default=None, help="GENERATOR_CONTEXT_BUDGET_TOKENS (0 = full passages)"
     )

@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         kept = json.loads(earlier.read_text())["results"]
         results = {**{k: v for k, v in kept.items() if k not in results}, **results}
     report = {
-        "model": f"{args.model or 'qwen2.5-coder-1.5b (Q4_K_M)'} on llama.cpp, 1 slot",
+        "model": f"{args.model or 'qwen2.5-coder-1.5b (Q4_K_M)'} on llama.cpp, 2 slots (served default)",
         "configs": {name: CONFIGS[name] for name in results},
         "results": results,
     }

@@ -224,7 +224,7 @@ def _passage_id(c: Any, set_name: str) -> str:
 
 def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     from weaverbird.v1 import orchestrator_pb2
-    from weaverbird_orchestrator.numeric_check import check_answer
+    from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
 
     from weaverbird_eval.scoring import is_refusal, strict_correct
 
@@ -269,7 +269,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         evidence_in_context=any(_passage_id(c, case.set) in case.relevant for c in citations),
         answer_check=check_name,
         unsupported=list(done.unsupported_numbers),
-        in_no_passage=list(anywhere.unsupported) if citations else [f.text for f in _figures(answer)],
+        in_no_passage=list(anywhere.unsupported) if citations else [f.text for f in answer_figures(answer)],
         route=route,
         refused=is_refusal(answer) or done.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED,
         seconds=round(seconds, 1),
@@ -277,12 +277,6 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         prompt_tokens=done.prompt_tokens,
         cached_tokens=done.cached_tokens,
     )
-
-
-def _figures(answer: str) -> list[Any]:
-    from weaverbird_orchestrator.numeric_check import answer_figures
-
-    return answer_figures(answer)
 
 
 def main(args: argparse.Namespace) -> int:

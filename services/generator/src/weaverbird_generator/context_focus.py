@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from weaverbird_common.docs.chunker import count_tokens, split_sentences
+from weaverbird_common.questions import CJK_CLASS
 
 from weaverbird_generator.glossary import concepts
 from weaverbird_generator.prompt import Passage
@@ -50,11 +51,11 @@ _STOP_WORDS = frozenset(
 _WORD = re.compile(r"[a-z][a-z'&-]*[a-z]|[a-z]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 _DIGIT = re.compile(r"\d")
-_LETTER = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff]")
+_LETTER = re.compile(f"[A-Za-z{CJK_CLASS}]")
 
 
 def _stem(word: str) -> str:
@@ -205,6 +206,12 @@ def _leading(text: str, budget: int) -> str:
     return "".join(kept).strip() + " " + GAP
 
 
+def _starts(passages: Sequence[Passage], budget_tokens: int) -> list[Passage]:
+    """Each passage cut to its start, the budget shared evenly: the fallback when selection finds nothing."""
+    share = max(budget_tokens // len(passages), 1)
+    return [replace(p, text=_leading(p.text, share)) for p in passages]
+
+
 def focus(question: str, passages: Sequence[Passage], budget_tokens: int) -> list[Passage]:
     """Passages cut to what bears on `question`, `budget_tokens` of text in all; numbers/sources unchanged.
 
@@ -219,8 +226,7 @@ def focus(question: str, passages: Sequence[Passage], budget_tokens: int) -> lis
     _score(units, terms(question), [p.title for p in passages])
     best = max((u.score for u in units), default=0.0)
     if best <= 0:
-        share = max(budget_tokens // len(passages), 1)
-        return [replace(p, text=_leading(p.text, share)) for p in passages]
+        return _starts(passages, budget_tokens)
 
     chosen: set[tuple[int, int]] = set()
     used = 0
@@ -251,8 +257,7 @@ def focus(question: str, passages: Sequence[Passage], budget_tokens: int) -> lis
             take(u)
 
     if not chosen:  # even the best unit is longer than the whole budget
-        share = max(budget_tokens // len(passages), 1)
-        return [replace(p, text=_leading(p.text, share)) for p in passages]
+        return _starts(passages, budget_tokens)
     out: list[Passage] = []
     for i, p in enumerate(passages):
         kept = [u for u in per_passage[i] if (i, u.position) in chosen]

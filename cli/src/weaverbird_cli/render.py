@@ -44,11 +44,16 @@ def citation_line(c: orchestrator_pb2.Citation) -> str:
 
 
 def check_line(done: orchestrator_pb2.AnswerDone) -> str:
-    """A warning naming the answer's figures that no cited passage holds; "" when there is none."""
+    """What became of an answer with figures no cited passage holds; "" when there is none.
+
+    Withheld (the default policy): the stream stopped before the figures, and the replacement is shown.
+    Otherwise the figures were streamed, so the user is told to check them."""
     if done.answer_check != orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED:
         return ""
     where = "the passages it cites" if done.answer_cites_passages else "any passage (the answer cites none)"
     figures = ", ".join(done.unsupported_numbers)
+    if done.replacement_answer:
+        return f"[withheld] the answer's figures ({figures}) are not in {where}.\n{done.replacement_answer}"
     return f"[warning] the answer states figures not found in {where}: {figures}. Check them before use."
 
 

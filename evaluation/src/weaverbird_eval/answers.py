@@ -14,9 +14,10 @@ served defaults (route gate, K, J, numeric check). Three sets:
 Scores (scoring.py): accuracy strict (value with its unit/scale; yes/no) with the lenient figure beside;
 citation correctness (among answers citing, a cited passage is from an evidence page / the question's
 own context); numeric faithfulness (among answers with figures, the served check found every figure in a
-cited passage); answers with a figure found in no passage given at all; refusals; and, for out-of-KB
-questions, the share refused or routed to the web. Plus what the "replace" numeric-check policy would
-have done: an unsupported answer becomes the insufficient-information answer.
+cited passage: the model's own rate, whatever the policy then did); answers withheld by the "replace"
+policy and answers shown with an unsupported figure; answers with a figure found in no passage given at
+all; refusals; and, for out-of-KB questions, the share refused or routed to the web. Every answer is
+scored as the user is left with it: a withheld answer is its insufficient-information replacement.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class AnswerRecord:
     cited: list[str]  # ids of the passages cited in the answer
     citation_correct: bool | None  # None when nothing is cited
     evidence_in_context: bool  # a relevant passage was among those given to the model
-    answer_check: str  # the served numeric check: supported | unsupported | no_numbers | refused
+    answer_check: str  # the served numeric check of the model's answer: supported | unsupported | no_numbers | refused
     unsupported: list[str]  # figures the served check found in no cited passage
     in_no_passage: list[str]  # figures found in no passage given at all
     route: str
@@ -112,6 +113,7 @@ class AnswerRecord:
     ttft_seconds: float = 0.0
     prompt_tokens: int = 0
     cached_tokens: int = 0
+    withheld: bool = False  # the "replace" policy showed the insufficient-information answer instead
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -139,6 +141,8 @@ def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
         "answers_with_figures": len(with_figures),
         "numeric_faithfulness": _share(sum(r.answer_check == "supported" for r in with_figures), len(with_figures)),
         "answers_with_a_figure_in_no_passage": sum(bool(r.in_no_passage) for r in records),
+        "withheld": sum(r.withheld for r in records),
+        "shown_with_unsupported_figures": sum(r.answer_check == "unsupported" and not r.withheld for r in records),
         "evidence_in_context": _share(sum(r.evidence_in_context for r in records), len(records)),
         "refusals": sum(r.refused for r in records),
         "refused_or_web": _share(sum(r.refused or r.route == "web" for r in records), len(records)),
@@ -250,8 +254,9 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
             done = event.done
     seconds = time.perf_counter() - start
     assert done is not None, "the stream ended without a done event"
-    answer = "".join(tokens)
-    cited = [c for c in citations if c.cited_in_answer]
+    # What the user is left with: a withheld answer (figures in no cited passage) shows its replacement.
+    answer = done.replacement_answer or "".join(tokens)
+    cited = [c for c in citations if c.cited_in_answer] if not done.replacement_answer else []
     cited_ids = [_passage_id(c, case.set) for c in cited]
     check_name = orchestrator_pb2.AnswerCheck.Name(done.answer_check).removeprefix("ANSWER_CHECK_").lower()
     given = "\n\n".join(f"{c.title}\n{c.text}" for c in citations)
@@ -272,6 +277,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         in_no_passage=list(anywhere.unsupported) if citations else [f.text for f in answer_figures(answer)],
         route=route,
         refused=is_refusal(answer) or done.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED,
+        withheld=bool(done.replacement_answer),
         seconds=round(seconds, 1),
         ttft_seconds=round(first - start, 1) if first else 0.0,
         prompt_tokens=done.prompt_tokens,
@@ -324,6 +330,9 @@ def main(args: argparse.Namespace) -> int:
                 ),
             },
             embedder_env={"EMBEDDER_BACKEND": args.backend},
+            orchestrator_env=(
+                {"ORCHESTRATOR_NUMERIC_CHECK_POLICY": args.numeric_check_policy} if args.numeric_check_policy else {}
+            ),
         )
         with LocalStack(config, startup_timeout_s=900) as stack:
             from weaverbird.v1 import orchestrator_pb2_grpc
@@ -340,6 +349,7 @@ def main(args: argparse.Namespace) -> int:
         "backend": args.backend,
         "top_j": args.top_j or "served default",
         "context_budget": "served default" if args.context_budget is None else args.context_budget,
+        "numeric_check_policy": args.numeric_check_policy or "served default",
         "corpus": evalset.note,
         "held_out_filings": sorted(held_out),
         "sets": evaluate(records),
@@ -360,18 +370,20 @@ def _pct(value: float | None) -> str:
 def markdown(summary: dict) -> str:
     lines = [
         f"Model {summary['model']}, retrieval {summary['backend']} (served hybrid), J = {summary['top_j']}, "
-        f"context budget {summary.get('context_budget', 'served default')} tokens.",
+        f"context budget {summary.get('context_budget', 'served default')} tokens, numeric check policy "
+        f"{summary.get('numeric_check_policy', 'served default')}.",
         "",
-        "| set | questions | accuracy strict | (lenient) | citation correct | numeric faithfulness | "
-        "figure in no passage | refusals | refused or web | strict if unsupported replaced | TTFT p50 s | "
-        "seconds p50 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| set | questions | accuracy strict | (lenient) | citation correct | model's numeric faithfulness | "
+        "withheld | shown with an unsupported figure | figure in no passage | refusals | refused or web | "
+        "strict if unsupported replaced | TTFT p50 s | seconds p50 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summary["sets"].items():
         lines.append(
             f"| {name} | {s['questions']} | {_pct(s['accuracy_strict'])} of {s['scored']} | "
             f"{_pct(s['accuracy_lenient'])} of {s['lenient_scored']} | {_pct(s['citation_correct'])} of "
             f"{s['answers_citing']} | {_pct(s['numeric_faithfulness'])} of {s['answers_with_figures']} | "
+            f"{s.get('withheld', 0)} | {s.get('shown_with_unsupported_figures', 'n/a')} | "
             f"{s['answers_with_a_figure_in_no_passage']} | {s['refusals']} | {_pct(s['refused_or_web'])} | "
             f"{_pct(s['accuracy_strict_if_replaced'])} | {s['ttft_seconds_p50']} | {s['seconds_p50']} |"
         )

@@ -159,6 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     p_ans.add_argument(
         "--context-budget", type=int, default=None, help="GENERATOR_CONTEXT_BUDGET_TOKENS (0 = full passages)"
     )
+    p_ans.add_argument(
+        "--numeric-check-policy",
+        choices=("warn", "replace"),
+        default=None,
+        help="ORCHESTRATOR_NUMERIC_CHECK_POLICY (warn: answers as the model wrote them); default: served",
+    )
 
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", module="ranx")  # numba cast warnings on every metric call

@@ -45,3 +45,16 @@ def test_the_route_line_names_the_prompt_size_once_it_is_known() -> None:
         prompt_tokens=412, context_tokens=150, context_tokens_full=1180, passages_used=[1, 3]
     )
     assert "prompt=412tok (passages 150 of 1180tok, from [1][3])" in render.route_report(route, prompt)
+
+
+def test_a_withheld_answer_shows_its_replacement_instead_of_a_warning() -> None:
+    done = _done(
+        answer_check=orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED,
+        unsupported_numbers=["USD 5.1 billion"],
+        answer_cites_passages=True,
+        replacement_answer="The provided information is insufficient to answer this question.",
+    )
+    withheld, replacement, last = render.done_line(done).split("\n")
+    assert withheld.startswith("[withheld]") and "USD 5.1 billion" in withheld
+    assert replacement == done.replacement_answer
+    assert last.startswith("[done]")

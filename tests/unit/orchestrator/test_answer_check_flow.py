@@ -1,5 +1,5 @@
 """The flow's answer check on fake peers: refusal without evidence, the numeric check in the done event,
-its metric, and the unary Ask's "replace" policy."""
+its metric, and the "replace" policy (streams hold figures back; withheld answers are replaced)."""
 
 from __future__ import annotations
 
@@ -150,7 +150,9 @@ async def test_a_local_answer_is_checked_and_the_result_counted() -> None:
         peers = FakePeers(STRONG, answer)
         events = await _run(QuestionFlow(peers, _settings()))
         assert events[0].route == Route.LOCAL  # type: ignore[attr-defined]
-        assert "".join(e.text for e in events if isinstance(e, TokenEvent)) == "".join(answer)
+        streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
+        # Default policy "replace": an unsupported answer stops before its first figure.
+        assert streamed == ("Revenue was " if result == "unsupported" else "".join(answer))
         done = events[-1]
         assert isinstance(done, DoneEvent)
         assert (done.answer_check, done.unsupported_numbers) == (result, unsupported)
@@ -181,11 +183,15 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     done = events[-1].done
     assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
     assert list(done.unsupported_numbers) == ["USD 5.1 billion"] and done.answer_cites_passages
+    assert "".join(e.token for e in events) == answer[0] and not done.replacement_answer  # streamed as written
     reply = await warn.Ask(request, None)  # type: ignore[arg-type]
     assert reply.answer == answer[0] and not reply.answer_replaced
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
 
     replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings()))  # the default
+    events = [e async for e in replace.AskStream(request, None)]  # type: ignore[arg-type]
+    assert "".join(e.token for e in events) == "Revenue was "  # the figure never reached the client
+    assert events[-1].done.replacement_answer == INSUFFICIENT["en"]
     reply = await replace.Ask(request, None)  # type: ignore[arg-type]
     assert reply.answer == INSUFFICIENT["en"] and reply.answer_replaced
     assert list(reply.unsupported_numbers) == ["USD 5.1 billion"]

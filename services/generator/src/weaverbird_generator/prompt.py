@@ -74,7 +74,7 @@ _LABELS = {
         "none": "（没有找到相关资料）",
         "question": "问题",
         "reminder": (
-            "请只根据以上资料用中文回答。每句话末尾必须用方括号标注所依据的资料编号，例如“<指标>为<数字><单位>[1]。”"
+            "请只根据以上资料用中文回答。每句话末尾必须用方括号标注所依据的资料编号，例如“……[1]。”"
         ),
     },
 }
@@ -116,7 +116,9 @@ def build_messages(question: str, passages: Sequence[Passage], language: Languag
     turn it answered correctly but cited nothing, in Chinese even with an example in the system prompt;
     a two-citation example ("[2][3]") got copied verbatim, so the example cites one passage. It also
     copied an example's figure ("USD 5.1 billion") into a real answer, so examples hold placeholders only:
-    no prompt text may contain a figure (tests/unit/generator/test_prompt.py checks this).
+    no prompt text may contain a figure (tests/unit/generator/test_prompt.py checks this). In Chinese it
+    then copied the placeholder too ("<指标>为7115万人次[1]", 2 of 20 answers), so the Chinese example
+    shows only where the citation goes ("……[1]。").
     """
     if language not in _SYSTEM:
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")

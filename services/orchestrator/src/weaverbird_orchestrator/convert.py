@@ -84,6 +84,7 @@ def done_proto(
     answer_check: str = "",
     unsupported_numbers: Sequence[str] = (),
     answer_cites_passages: bool = False,
+    replacement_answer: str = "",
 ) -> orchestrator_pb2.AnswerDone:
     return orchestrator_pb2.AnswerDone(
         finish_reason=g.finish_reason,
@@ -96,6 +97,7 @@ def done_proto(
         unsupported_numbers=list(unsupported_numbers),
         answer_cites_passages=answer_cites_passages,
         cached_tokens=g.cached_tokens,
+        replacement_answer=replacement_answer,
     )
 
 

@@ -26,6 +26,7 @@ from weaverbird_orchestrator.domain import (
     Route,
     RouteDecision,
 )
+from weaverbird_orchestrator.figure_guard import FigureGuard
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
@@ -76,11 +77,12 @@ class DoneEvent:
     generation: GenerationDone
     decision: RouteDecision
     conversation_id: str
-    # Numeric check of the answer (see numeric_check.py); the tokens are already out, so clients warn.
+    # Numeric check of the answer (see numeric_check.py).
     answer_check: AnswerCheck = "no_numbers"
     unsupported_numbers: tuple[str, ...] = ()
     answer_cites_passages: bool = False
-    # Non-empty under numeric_check_policy "replace": what the unary Ask returns instead of the answer.
+    # Non-empty when numeric_check_policy "replace" withheld the answer: what clients show instead (the
+    # stream stopped before the answer's first figure; the unary Ask returns only this).
     replacement: str = ""
 
 
@@ -346,6 +348,8 @@ class QuestionFlow:
             return
 
         answer: list[str] = []
+        # Under "replace" nothing from the first figure on is streamed before the check below passes it.
+        guard = FigureGuard() if self._s.numeric_check_policy == "replace" else None
         gen_start = time.perf_counter()
         done: GenerationDone | None = None
         async for item in self._peers.generate(
@@ -360,7 +364,9 @@ class QuestionFlow:
             if not answer:
                 decision.timings.first_token_ms = _ms_since(gen_start)
             answer.append(item)
-            yield TokenEvent(item)
+            shown = guard.feed(item) if guard else item
+            if shown:
+                yield TokenEvent(shown)
         decision.timings.generate_ms = _ms_since(gen_start)
         decision.timings.total_ms = _ms_since(start)
 
@@ -370,6 +376,8 @@ class QuestionFlow:
         check = check_answer(text, [f"{p.title}\n{p.heading}\n{p.text}" for p in context])
         telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
         replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
+        if guard and (rest := guard.finish(supported=not replace)):
+            yield TokenEvent(rest)
         yield CitationsEvent(context, cited)
         yield FurtherReadingEvent(retrieval.further_reading())
         yield DoneEvent(

@@ -141,11 +141,26 @@ def _is_figure(text: str, found: _Found) -> bool:
     return not (found.plain and 1990 <= abs(found.figure.raw) <= 2100)
 
 
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A number in an answer with its span, and whether it is a figure (not a year, marker or name)."""
+
+    start: int
+    end: int
+    figure: bool
+
+
+def mentions(answer: str) -> list[Mention]:
+    """Every number of `answer` with its span; citation markers, ordinals and dates are not numbers here.
+    Spans line up with the answer as written: normalising maps one character to one."""
+    text = _NOT_FIGURES.sub(lambda m: " " * len(m.group(0)), _normalise(answer))
+    return [Mention(f.start, f.end, _is_figure(text, f)) for f in _find(text)]
+
+
 def answer_figures(answer: str) -> list[Figure]:
     """The figures of an answer: numbers except citation markers, ordinals, years, dates and names."""
     text = _NOT_FIGURES.sub(lambda m: " " * len(m.group(0)), _normalise(answer))
     return [
-        # Spans line up with the answer as written: normalising maps one character to one.
         Figure(answer[f.start : f.end], f.figure.raw, f.figure.scale, f.figure.decimals, f.figure.percent)
         for f in _find(text)
         if _is_figure(text, f)

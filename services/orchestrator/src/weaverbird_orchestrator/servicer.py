@@ -10,7 +10,6 @@ from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_orchestrator import convert
 from weaverbird_orchestrator.domain import AskParams, PromptPrepared, RouteDecision
 from weaverbird_orchestrator.flow import (
-    AskEvent,
     CitationsEvent,
     DoneEvent,
     FurtherReadingEvent,
@@ -38,29 +37,24 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
             conversation_id=request.conversation_id,
         )
 
-    async def _events(
-        self, request: orchestrator_pb2.AskRequest
-    ) -> AsyncIterator[tuple[AskEvent, orchestrator_pb2.AskEvent]]:
-        """Each flow event with its proto; Ask needs both (a DoneEvent's replacement is not streamed)."""
+    async def _events(self, request: orchestrator_pb2.AskRequest) -> AsyncIterator[orchestrator_pb2.AskEvent]:
+        """Each flow event as its proto."""
         params = await self._params(request)
         cited_count = 0
         async for event in self._flow.ask(params):
             if isinstance(event, RouteDecision):
-                yield event, orchestrator_pb2.AskEvent(route=convert.route_proto(event))
+                yield orchestrator_pb2.AskEvent(route=convert.route_proto(event))
             elif isinstance(event, PromptPrepared):
-                yield event, orchestrator_pb2.AskEvent(prompt=convert.prompt_proto(event))
+                yield orchestrator_pb2.AskEvent(prompt=convert.prompt_proto(event))
             elif isinstance(event, TokenEvent):
-                yield event, orchestrator_pb2.AskEvent(token=event.text)
+                yield orchestrator_pb2.AskEvent(token=event.text)
             elif isinstance(event, CitationsEvent):
                 cited_count = len(event.passages)
                 citations = convert.citations_proto(event.passages, event.cited)
-                yield event, orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
+                yield orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
             elif isinstance(event, FurtherReadingEvent):
                 further = convert.further_proto(event.passages, cited_count + 1)
-                yield (
-                    event,
-                    orchestrator_pb2.AskEvent(further_reading=orchestrator_pb2.FurtherReading(passages=further)),
-                )
+                yield orchestrator_pb2.AskEvent(further_reading=orchestrator_pb2.FurtherReading(passages=further))
             elif isinstance(event, DoneEvent):
                 record_question(event.decision)
                 done = convert.done_proto(
@@ -70,13 +64,14 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                     event.answer_check,
                     event.unsupported_numbers,
                     event.answer_cites_passages,
+                    event.replacement,
                 )
-                yield event, orchestrator_pb2.AskEvent(done=done)
+                yield orchestrator_pb2.AskEvent(done=done)
 
     async def AskStream(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
-        async for _, proto in self._events(request):
+        async for proto in self._events(request):
             yield proto
 
     async def Ask(
@@ -85,7 +80,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         response = orchestrator_pb2.AskResponse()
         answer: list[str] = []
         replacement = ""
-        async for flow_event, event in self._events(request):
+        async for event in self._events(request):
             kind = event.WhichOneof("event")
             if kind == "route":
                 response.route.CopyFrom(event.route)
@@ -97,8 +92,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                 response.further_reading.extend(event.further_reading.passages)
             elif kind == "done":
                 response.done.CopyFrom(event.done)
-                replacement = flow_event.replacement if isinstance(flow_event, DoneEvent) else ""
-        # Unlike a stream, a unary answer can still be withheld when it states unsupported figures.
+                replacement = event.done.replacement_answer
+        # A withheld answer (its figures are in no cited passage) is replaced, as the stream's done says.
         response.answer = replacement or "".join(answer)
         response.answer_replaced = bool(replacement)
         response.answer_check = response.done.answer_check

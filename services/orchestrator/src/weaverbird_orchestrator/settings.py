@@ -87,10 +87,11 @@ class OrchestratorSettings(BaseServiceSettings):
     )
     numeric_check_policy: Literal["warn", "replace"] = Field(
         "replace",
-        description="An answer stating a figure no cited passage holds: warn (the stream's done event lists the "
-        "figures) or replace (also; the unary Ask then returns the insufficient-information sentence). Default "
-        "replace, by measurement (README, Answers): on 40 FinanceBench questions it withheld 13 answers with "
-        "unsupported figures at the cost of 1 correct one.",
+        description="An answer stating a figure no cited passage holds: warn (streamed as written; the done event "
+        "lists the figures) or replace (a stream shows nothing from the answer's first figure on until the check "
+        "passes it; a failed answer is replaced by the insufficient-information sentence, carried by the done "
+        "event and returned by the unary Ask). Default replace, by measurement (README, Answers): on 40 "
+        "FinanceBench questions it withheld 13 answers with unsupported figures at the cost of 1 correct one.",
     )
     reranker: Literal["none", "cross_encoder", "embedder"] = Field(
         "none",

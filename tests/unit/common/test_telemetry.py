@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import io
+import json
 import logging
 import socket
 import sys
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import grpc
+import prometheus_client
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -27,6 +32,7 @@ from weaverbird_common.server import RunningServer, ServiceBinding, start_server
 SERVICE = f"test-{uuid.uuid4().hex[:8]}"
 EMBED = "weaverbird.v1.EmbedderService/Embed"
 STREAM = "test.Stream/Count"
+CONTRACT = Path(__file__).resolve().parents[3] / "deploy" / "metrics.json"
 
 servicer_log = logging.getLogger("test_telemetry.servicer")
 
@@ -227,28 +233,90 @@ def test_kafka_headers_round_trip(provider: TracerProvider) -> None:
     assert not trace.get_current_span(telemetry.extract_headers(None)).get_span_context().is_valid
 
 
-def test_metrics_endpoint_serves_the_contract() -> None:
-    telemetry.start_metrics_server(0)  # disabled: must not bind anything
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    telemetry.start_metrics_server(port, addr="127.0.0.1")
+        return int(s.getsockname()[1])
+
+
+def _scrape_families(port: int) -> set[str]:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
         body = response.read().decode()
-    names = {family.name for family in text_string_to_metric_families(body)}
-    assert {
-        "weaverbird_grpc_server_requests",
-        "weaverbird_grpc_server_request_duration_seconds",
-        "weaverbird_orchestrator_questions",
-        "weaverbird_orchestrator_request_duration_seconds",
-        "weaverbird_orchestrator_stage_duration_seconds",
-        "weaverbird_orchestrator_best_local_score",
-        "weaverbird_orchestrator_documents_published",
-        "weaverbird_orchestrator_web_search_failures",
-        "weaverbird_ingester_consumer_lag_messages",
-        "weaverbird_ingester_messages",
-        "weaverbird_ingester_chunks_upserted",
-        "weaverbird_generator_tokens_per_second",
-        "weaverbird_generator_tokens",
-        "weaverbird_retriever_collection_points",
-    } <= names
+    names = {family.name for family in text_string_to_metric_families(body) if family.name.startswith("weaverbird_")}
+    # The text format's `<counter>_created` samples parse as families of their own.
+    return {name for name in names if not name.endswith("_created")}
+
+
+def _family(name: str) -> str:
+    return name.removesuffix("_total")  # the parser reports counters by their family name
+
+
+@pytest.mark.parametrize("service", telemetry.SERVICES)
+def test_a_service_exports_the_rpc_metrics_and_only_its_own(service: str) -> None:
+    # A registry of its own: the default one of this test process holds every service's metrics.
+    registry = prometheus_client.CollectorRegistry()
+    registry.register(telemetry.GRPC_SERVER_REQUESTS)
+    registry.register(telemetry.GRPC_SERVER_REQUEST_DURATION)
+    telemetry.register_metrics(service, registry)
+    telemetry.register_metrics(service, registry)  # idempotent, as serve_forever and imports may both call it
+    telemetry.start_metrics_server(0, registry=registry)  # disabled: must not bind anything
+    port = _free_port()
+    telemetry.start_metrics_server(port, addr="127.0.0.1", registry=registry)
+
+    contract = json.loads(CONTRACT.read_text())
+    # Ownership is in the names: weaverbird_grpc_* everywhere, weaverbird_<service>_* in that service only.
+    expected = {_family(n) for n in contract if n.startswith(("weaverbird_grpc_", f"weaverbird_{service}_"))}
+    assert _scrape_families(port) == expected
+
+
+def test_every_contract_metric_has_one_owner() -> None:
+    contract = {_family(n) for n in json.loads(CONTRACT.read_text())}
+    owned = [(service, m._name) for service, metrics in telemetry.SERVICE_METRICS.items() for m in metrics]
+    for service, name in owned:
+        assert name.startswith(f"weaverbird_{service}_"), f"{name} is filed under {service}"
+    rpc = {"weaverbird_grpc_server_requests", "weaverbird_grpc_server_request_duration_seconds"}
+    assert sorted(name for _, name in owned) == sorted(contract - rpc)
+
+
+def test_register_metrics_rejects_an_unknown_service() -> None:
+    with pytest.raises(ValueError, match="unknown service 'indexer'"):
+        telemetry.register_metrics("indexer", prometheus_client.CollectorRegistry())
+
+
+def _rpc_samples_of(prefix: str) -> list[Any]:
+    return [
+        sample
+        for family in text_string_to_metric_families(telemetry.metrics_text())
+        if family.name.startswith("weaverbird_grpc_server_")
+        for sample in family.samples
+        if sample.labels.get("service") == SERVICE and sample.labels.get("method", "").startswith(prefix)
+    ]
+
+
+async def test_health_checks_and_reflection_are_neither_counted_nor_traced(
+    server: RunningServer, channel: grpc.aio.Channel, spans: InMemorySpanExporter
+) -> None:
+    spans.clear()
+    health = health_pb2_grpc.HealthStub(channel)
+    for _ in range(3):
+        reply = await health.Check(health_pb2.HealthCheckRequest(service=""))
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    watch = health.Watch(health_pb2.HealthCheckRequest(service=""))
+    assert (await watch.read()).status == health_pb2.HealthCheckResponse.SERVING
+    watch.cancel()
+    for version in ("v1", "v1alpha"):
+        info = channel.stream_stream(
+            f"/grpc.reflection.{version}.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        call = info(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = [s.name for reply in [r async for r in call] for s in reply.list_services_response.service]
+        assert "weaverbird.v1.EmbedderService" in names
+    await embedder_pb2_grpc.EmbedderServiceStub(channel).Embed(_embed_request("ok"))  # real traffic still counts
+
+    assert _rpc_samples_of("grpc.") == []
+    assert _sample("weaverbird_grpc_server_requests_total", service=SERVICE, method=EMBED, code="OK") >= 1
+    server_spans = [s.name for s in spans.get_finished_spans() if s.kind == SpanKind.SERVER]
+    assert EMBED in server_spans
+    assert not [name for name in server_spans if name.startswith("grpc.")]

@@ -1,19 +1,18 @@
-"""Builds and runs a grpc.aio server with health checking, reflection and error mapping."""
+"""Builds and runs a grpc.aio server with health checking, reflection (v1 and v1alpha) and error mapping."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
-from weaverbird_common import telemetry
+from weaverbird_common import reflection, telemetry
 from weaverbird_common.interceptor import ErrorInterceptor
 from weaverbird_common.settings import BaseServiceSettings
 
@@ -31,17 +30,56 @@ class ServiceBinding:
 
 @dataclass
 class RunningServer:
-    """A started server: the bound port and the health servicer to flip on shutdown."""
+    """A started server: the bound port and the health servicer to flip on shutdown or failure."""
 
     server: grpc.aio.Server
     port: int
     health: health.aio.HealthServicer
     service_names: tuple[str, ...]
+    stopping: bool = field(default=False, init=False)
+    _health_updates: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
+
+    async def set_serving(self, serving: bool) -> None:
+        """Sets every hosted service and the overall status "" to SERVING or NOT_SERVING."""
+        status = health_pb2.HealthCheckResponse.SERVING if serving else health_pb2.HealthCheckResponse.NOT_SERVING
+        for name in (*self.service_names, ""):
+            await self.health.set(name, status)
+
+    def supervise(self, task: asyncio.Future[Any], what: str) -> None:
+        """Turns the server NOT_SERVING for good if `task` fails, or returns, before stop().
+
+        For background loops the service is useless without (the Kafka consumer): Kubernetes' gRPC
+        liveness probe then fails and the pod is restarted, instead of answering SERVING while its
+        work has silently stopped. Cancellation never counts: it is how shutdown ends tasks.
+
+        Args:
+            task: the running loop.
+            what: its name in the log, e.g. "kafka consumer".
+        """
+
+        def on_done(done: asyncio.Future[Any]) -> None:
+            if done.cancelled():
+                log.info("%s cancelled", what)
+                return
+            error = done.exception()  # also marks it retrieved, so asyncio does not report it again
+            if self.stopping:
+                if error is not None:
+                    log.warning("%s failed during shutdown: %s: %s", what, type(error).__name__, error)
+                return
+            if error is not None:
+                log.error("%s died; health is now NOT_SERVING", what, exc_info=error)
+            else:
+                log.error("%s ended on its own; health is now NOT_SERVING", what)
+            update = asyncio.get_running_loop().create_task(self.set_serving(False))
+            self._health_updates.add(update)  # a task nobody references may be collected unfinished
+            update.add_done_callback(self._health_updates.discard)
+
+        task.add_done_callback(on_done)
 
     async def stop(self, grace_s: float) -> None:
         """Marks every service NOT_SERVING (so load balancers drain), then stops after `grace_s`."""
-        for name in (*self.service_names, ""):
-            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        self.stopping = True
+        await self.set_serving(False)
         await self.server.stop(grace_s)
 
 
@@ -53,7 +91,7 @@ async def start_server(
     max_message_mb: int = 64,
     extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
 ) -> RunningServer:
-    """Starts a server hosting `bindings` plus grpc.health.v1 and reflection.
+    """Starts a server hosting `bindings` plus grpc.health.v1 and reflection (v1 and v1alpha).
 
     Args:
         bindings: services to host.
@@ -79,14 +117,14 @@ async def start_server(
     for binding in bindings:
         binding.add_to_server(binding.servicer, server)
     names = tuple(b.full_name for b in bindings)
-    reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    reflection.enable_server_reflection((*names, health.SERVICE_NAME), server)
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot bind gRPC server to {host}:{port}")
     await server.start()
-    for name in (*names, ""):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server=server, port=bound, health=health_servicer, service_names=names)
+    running = RunningServer(server=server, port=bound, health=health_servicer, service_names=names)
+    await running.set_serving(True)
+    return running
 
 
 async def serve_forever(
@@ -95,12 +133,23 @@ async def serve_forever(
     bindings: Sequence[ServiceBinding],
     *,
     on_stop: Callable[[], Awaitable[None]] | None = None,
+    supervised: Mapping[str, asyncio.Future[Any]] | None = None,
 ) -> None:
     """Runs a service until SIGTERM/SIGINT, then drains in-flight calls for `shutdown_grace_s`.
 
-    Every service gets the same telemetry here: Prometheus metrics on `metrics_port`, OpenTelemetry
-    spans for every RPC (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+    Every service gets the same telemetry here: Prometheus metrics on `metrics_port` (the RPC
+    metrics and the service's own, see telemetry.register_metrics), OpenTelemetry spans for every
+    RPC (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+
+    Args:
+        service: the service's short name ("ingester"): metrics label, tracing name, own metrics.
+        settings: the common settings.
+        bindings: services to host.
+        on_stop: awaited after the server stopped (close clients, stop loops).
+        supervised: background tasks by name that must run as long as the server; if one fails or
+            ends first, health turns NOT_SERVING (RunningServer.supervise).
     """
+    telemetry.register_metrics(service)
     telemetry.start_metrics_server(settings.metrics_port, settings.host)
     tracing = telemetry.configure_tracing(f"weaverbird-{service}", settings.otlp_endpoint)
     running = await start_server(
@@ -110,6 +159,8 @@ async def serve_forever(
         max_message_mb=settings.max_message_mb,
         extra_interceptors=[telemetry.TracingServerInterceptor(), telemetry.MetricsInterceptor(service)],
     )
+    for what, task in (supervised or {}).items():
+        running.supervise(task, what)
     # The launcher and tests parse this line to learn the port when grpc_port=0.
     print(f"WEAVERBIRD_LISTENING {settings.host}:{running.port}", flush=True)
     log.info("listening host=%s port=%d services=%s", settings.host, running.port, ",".join(running.service_names))

@@ -8,6 +8,10 @@ Every metric any service records is defined here, once, so names and labels stay
     with telemetry.ORCHESTRATOR_STAGE_DURATION.labels(stage="embed", route="local").time():
         ...
 
+Only the RPC metrics (`weaverbird_grpc_*`) are in the default registry from the start; a service's own
+metrics are exported once `register_metrics(service)` ran (serve_forever does it), so the retriever
+never shows an ingester lag of 0. Recording into a metric that is not registered is harmless.
+
 Tracing uses the W3C `traceparent`/`tracestate` headers through OpenTelemetry's global propagator,
 both in gRPC metadata and in Kafka message headers.
 """
@@ -17,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import prometheus_client
@@ -48,6 +53,9 @@ __all__ = [
     "ORCHESTRATOR_STAGE_DURATION",
     "ORCHESTRATOR_WEB_SEARCH_FAILURES",
     "RETRIEVER_COLLECTION_POINTS",
+    "SERVICES",
+    "SERVICE_METRICS",
+    "UNOBSERVED_SERVICE_PREFIXES",
     "MetricsInterceptor",
     "TraceContextFilter",
     "TracingClientInterceptor",
@@ -56,6 +64,7 @@ __all__ = [
     "extract_headers",
     "inject_headers",
     "metrics_text",
+    "register_metrics",
     "start_metrics_server",
     "tracing_metadata",
 ]
@@ -63,8 +72,21 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------------------------
-# Prometheus: every metric of every service, registered in the default registry.
+# Prometheus: the RPC metrics every service exports, then each service's own (registered on demand).
 # --------------------------------------------------------------------------------------------
+
+SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
+# Service -> the metrics it owns (named weaverbird_<service>_...); filled in by _owned() below.
+SERVICE_METRICS: dict[str, list[prometheus_client.metrics.MetricWrapperBase]] = {name: [] for name in SERVICES}
+
+_Metric = TypeVar("_Metric", bound=prometheus_client.metrics.MetricWrapperBase)
+
+
+def _owned(service: str, metric: _Metric) -> _Metric:
+    """Files `metric` (created with registry=None) under `service` for register_metrics()."""
+    SERVICE_METRICS[service].append(metric)
+    return metric
+
 
 # Generation on CPU takes tens of seconds, so latency buckets reach two minutes.
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0)
@@ -93,79 +115,154 @@ ORCHESTRATOR_STAGES = (
     "generate_first_token",
     "generate",
 )
-ORCHESTRATOR_QUESTIONS = prometheus_client.Counter(
-    "weaverbird_orchestrator_questions_total", "Questions answered, by route.", ("route",)
+ORCHESTRATOR_QUESTIONS = _owned(
+    "orchestrator",
+    prometheus_client.Counter(
+        "weaverbird_orchestrator_questions_total", "Questions answered, by route.", ("route",), registry=None
+    ),
 )
-ORCHESTRATOR_REQUEST_DURATION = prometheus_client.Histogram(
-    "weaverbird_orchestrator_request_duration_seconds",
-    "Whole-question latency, by route.",
-    ("route",),
-    buckets=_LATENCY_BUCKETS,
+ORCHESTRATOR_REQUEST_DURATION = _owned(
+    "orchestrator",
+    prometheus_client.Histogram(
+        "weaverbird_orchestrator_request_duration_seconds",
+        "Whole-question latency, by route.",
+        ("route",),
+        buckets=_LATENCY_BUCKETS,
+        registry=None,
+    ),
 )
-ORCHESTRATOR_STAGE_DURATION = prometheus_client.Histogram(
-    "weaverbird_orchestrator_stage_duration_seconds",
-    "Latency of one stage of a question; stage is one of ORCHESTRATOR_STAGES.",
-    ("stage", "route"),
-    buckets=_LATENCY_BUCKETS,
+ORCHESTRATOR_STAGE_DURATION = _owned(
+    "orchestrator",
+    prometheus_client.Histogram(
+        "weaverbird_orchestrator_stage_duration_seconds",
+        "Latency of one stage of a question; stage is one of ORCHESTRATOR_STAGES.",
+        ("stage", "route"),
+        buckets=_LATENCY_BUCKETS,
+        registry=None,
+    ),
 )
-ORCHESTRATOR_BEST_LOCAL_SCORE = prometheus_client.Histogram(
-    "weaverbird_orchestrator_best_local_score",
-    "Cosine similarity of the best local passage, which decides the route.",
-    buckets=_SCORE_BUCKETS,
+ORCHESTRATOR_BEST_LOCAL_SCORE = _owned(
+    "orchestrator",
+    prometheus_client.Histogram(
+        "weaverbird_orchestrator_best_local_score",
+        "Cosine similarity of the best local passage, which decides the route.",
+        buckets=_SCORE_BUCKETS,
+        registry=None,
+    ),
 )
-ORCHESTRATOR_DOCUMENTS_PUBLISHED = prometheus_client.Counter(
-    "weaverbird_orchestrator_documents_published_total", "Web pages published to the ingest topic."
+ORCHESTRATOR_DOCUMENTS_PUBLISHED = _owned(
+    "orchestrator",
+    prometheus_client.Counter(
+        "weaverbird_orchestrator_documents_published_total", "Web pages published to the ingest topic.", registry=None
+    ),
 )
-ORCHESTRATOR_WEB_SEARCH_FAILURES = prometheus_client.Counter(
-    "weaverbird_orchestrator_web_search_failures_total", "Web searches that failed or timed out."
+ORCHESTRATOR_WEB_SEARCH_FAILURES = _owned(
+    "orchestrator",
+    prometheus_client.Counter(
+        "weaverbird_orchestrator_web_search_failures_total", "Web searches that failed or timed out.", registry=None
+    ),
 )
 # result: supported | unsupported | no_numbers | refused (the AnswerCheck values of orchestrator.proto).
 ORCHESTRATOR_ANSWER_CHECK_RESULTS = ("supported", "unsupported", "no_numbers", "refused")
-ORCHESTRATOR_ANSWER_CHECKS = prometheus_client.Counter(
-    "weaverbird_orchestrator_answer_numeric_checks_total",
-    "Answers by numeric check result: were the answer's figures found in the passages it cites.",
-    ("result",),
+ORCHESTRATOR_ANSWER_CHECKS = _owned(
+    "orchestrator",
+    prometheus_client.Counter(
+        "weaverbird_orchestrator_answer_numeric_checks_total",
+        "Answers by numeric check result: were the answer's figures found in the passages it cites.",
+        ("result",),
+        registry=None,
+    ),
 )
 for _result in ORCHESTRATOR_ANSWER_CHECK_RESULTS:
     ORCHESTRATOR_ANSWER_CHECKS.labels(result=_result)  # every series exists from the start, at zero
 
-# Ingester. outcome: e.g. ok | retried | dead_lettered | invalid (keep the set small and fixed).
-INGESTER_CONSUMER_LAG = prometheus_client.Gauge(
-    "weaverbird_ingester_consumer_lag_messages", "Messages in the ingest topic not yet consumed by this group."
+# Ingester. outcome: processed | failed | dead_lettered (keep the set small and fixed).
+INGESTER_CONSUMER_LAG = _owned(
+    "ingester",
+    prometheus_client.Gauge(
+        "weaverbird_ingester_consumer_lag_messages",
+        "Messages in the ingest topic not yet consumed by this group.",
+        registry=None,
+    ),
 )
-INGESTER_MESSAGES = prometheus_client.Counter(
-    "weaverbird_ingester_messages_total", "Ingest messages handled, by outcome.", ("outcome",)
+INGESTER_MESSAGES = _owned(
+    "ingester",
+    prometheus_client.Counter(
+        "weaverbird_ingester_messages_total", "Ingest messages handled, by outcome.", ("outcome",), registry=None
+    ),
 )
-INGESTER_CHUNKS_UPSERTED = prometheus_client.Counter(
-    "weaverbird_ingester_chunks_upserted_total", "Chunks written to the retriever."
+INGESTER_CHUNKS_UPSERTED = _owned(
+    "ingester",
+    prometheus_client.Counter(
+        "weaverbird_ingester_chunks_upserted_total", "Chunks written to the retriever.", registry=None
+    ),
 )
 
 # Generator. kind: prompt | completion.
-GENERATOR_TOKENS_PER_SECOND = prometheus_client.Histogram(
-    "weaverbird_generator_tokens_per_second",
-    "Decoding speed of one generation (completion tokens / decode seconds).",
-    buckets=_TOKENS_PER_SECOND_BUCKETS,
+GENERATOR_TOKENS_PER_SECOND = _owned(
+    "generator",
+    prometheus_client.Histogram(
+        "weaverbird_generator_tokens_per_second",
+        "Decoding speed of one generation (completion tokens / decode seconds).",
+        buckets=_TOKENS_PER_SECOND_BUCKETS,
+        registry=None,
+    ),
 )
-GENERATOR_TOKENS = prometheus_client.Counter(
-    "weaverbird_generator_tokens_total", "Tokens processed, by kind (prompt | completion).", ("kind",)
+GENERATOR_TOKENS = _owned(
+    "generator",
+    prometheus_client.Counter(
+        "weaverbird_generator_tokens_total",
+        "Tokens processed, by kind (prompt | completion).",
+        ("kind",),
+        registry=None,
+    ),
 )
 
 # Retriever.
-RETRIEVER_COLLECTION_POINTS = prometheus_client.Gauge(
-    "weaverbird_retriever_collection_points", "Points stored in the vector collection."
+RETRIEVER_COLLECTION_POINTS = _owned(
+    "retriever",
+    prometheus_client.Gauge(
+        "weaverbird_retriever_collection_points", "Points stored in the vector collection.", registry=None
+    ),
 )
 
 
-def start_metrics_server(port: int, addr: str = "0.0.0.0") -> None:
-    """Serves the default registry at http://addr:port/metrics in a background thread.
+# Which services' metrics each registry already holds (registering twice would raise).
+_REGISTERED: weakref.WeakKeyDictionary[prometheus_client.CollectorRegistry, set[str]] = weakref.WeakKeyDictionary()
+
+
+def register_metrics(service: str, registry: prometheus_client.CollectorRegistry = prometheus_client.REGISTRY) -> None:
+    """Adds `service`'s own metrics to `registry` (the default one unless given); idempotent.
+
+    The RPC metrics are always in the default registry; with this call a service exports them plus
+    its own and nobody else's, so no dashboard reads a zero from a service that never records it.
+
+    Raises:
+        ValueError: `service` is not one of SERVICES.
+    """
+    if service not in SERVICE_METRICS:
+        raise ValueError(f"unknown service {service!r}; expected one of {', '.join(SERVICES)}")
+    done = _REGISTERED.setdefault(registry, set())
+    if service in done:
+        return
+    for metric in SERVICE_METRICS[service]:
+        registry.register(metric)
+    done.add(service)
+
+
+def start_metrics_server(
+    port: int, addr: str = "0.0.0.0", registry: prometheus_client.CollectorRegistry = prometheus_client.REGISTRY
+) -> None:
+    """Serves `registry` (the default one unless given) at http://addr:port/metrics in a background thread.
 
     Args:
         port: TCP port; 0 disables the endpoint (nothing is started).
         addr: interface to bind; all interfaces by default, since Prometheus scrapes the pod IP.
+        registry: what to serve.
     """
     if port == 0:
         return
-    prometheus_client.start_http_server(port, addr=addr)
+    prometheus_client.start_http_server(port, addr=addr, registry=registry)
     log.info("metrics endpoint port=%d", port)
 
 
@@ -182,6 +279,11 @@ def metrics_text(registry: prometheus_client.CollectorRegistry = prometheus_clie
 _Behavior = Callable[[Any, grpc.aio.ServicerContext], Any]
 # An interceptor's hook: called once when the handler starts, returns the callback for its end.
 _OnStart = Callable[[str, grpc.aio.ServicerContext], Callable[[grpc.StatusCode, BaseException | None], None]]
+
+
+# Probes and tooling, not traffic: kubelet health checks every few seconds would swamp the error
+# ratio and the traces. Matched against the start of the method label.
+UNOBSERVED_SERVICE_PREFIXES = ("grpc.health.v1.", "grpc.reflection.")
 
 
 def _method_label(full_method: str) -> str:
@@ -249,7 +351,10 @@ def _wrap_handler(handler: grpc.RpcMethodHandler, method: str, on_start: _OnStar
 
 
 class _ObservingInterceptor(grpc.aio.ServerInterceptor):
-    """Calls `_on_start` when a call begins; the callback it returns runs when the call ends."""
+    """Calls `_on_start` when a call begins; the callback it returns runs when the call ends.
+
+    Calls to UNOBSERVED_SERVICE_PREFIXES (health checks, reflection) pass through unobserved.
+    """
 
     def _on_start(
         self, method: str, context: grpc.aio.ServicerContext
@@ -262,13 +367,17 @@ class _ObservingInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(handler_call_details)
-        if handler is None:
+        method = _method_label(handler_call_details.method)
+        if handler is None or method.startswith(UNOBSERVED_SERVICE_PREFIXES):
             return handler
-        return _wrap_handler(handler, _method_label(handler_call_details.method), self._on_start)
+        return _wrap_handler(handler, method, self._on_start)
 
 
 class MetricsInterceptor(_ObservingInterceptor):
-    """Counts every unary and server-streaming call and times it, labelled with its final status code."""
+    """Counts every unary and server-streaming call and times it, labelled with its final status code.
+
+    Health checks and reflection are not counted (see UNOBSERVED_SERVICE_PREFIXES).
+    """
 
     def __init__(self, service: str) -> None:
         """Args:
@@ -287,7 +396,6 @@ class MetricsInterceptor(_ObservingInterceptor):
             GRPC_SERVER_REQUEST_DURATION.labels(**labels).observe(time.perf_counter() - started)
 
         return on_end
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,7 +512,6 @@ class TracingServerInterceptor(_ObservingInterceptor):
                 pass
 
         return on_end
-
 
 
 def tracing_metadata(metadata: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str]]:

@@ -36,6 +36,8 @@ async def main() -> None:
     publisher: IngestPublisher | None = None
     consumer_task: asyncio.Task[None] | None = None
     metrics_task: asyncio.Task[None] | None = None
+    # Loops the ingester is useless without: if one dies, health turns NOT_SERVING and the pod restarts.
+    supervised: dict[str, asyncio.Task[None]] = {}
     if settings.kafka is not None:
         data_dir = Path(settings.data_dir)
         dedupe = DedupeIndex(data_dir / "ingest-dedupe.sqlite")
@@ -48,8 +50,9 @@ async def main() -> None:
             concurrency=settings.consume_concurrency,
         )
         publisher = IngestPublisher(settings.kafka)
-        consumer_task = asyncio.create_task(consumer.run())
-        metrics_task = asyncio.create_task(export_forever(consumer))
+        consumer_task = asyncio.create_task(consumer.run(), name="kafka-consumer")
+        metrics_task = asyncio.create_task(export_forever(consumer), name="consumer-metrics")
+        supervised = {"kafka consumer": consumer_task, "consumer metrics exporter": metrics_task}
 
     binding = ServiceBinding(
         ingester_pb2_grpc.add_IngesterServiceServicer_to_server,
@@ -60,14 +63,15 @@ async def main() -> None:
     async def stop() -> None:
         if consumer is not None and consumer_task is not None:
             consumer.stop()
-            await consumer_task
+            # A consumer that died was logged when it died; its error must not abort the shutdown.
+            await asyncio.gather(consumer_task, return_exceptions=True)
         if metrics_task is not None:
             metrics_task.cancel()
         if publisher is not None:
             await asyncio.to_thread(publisher.close, 5.0)
         await kb.close()
 
-    await serve_forever("ingester", settings, [binding], on_stop=stop)
+    await serve_forever("ingester", settings, [binding], on_stop=stop, supervised=supervised)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ from weaverbird_common import telemetry
 
 from weaverbird_orchestrator.domain import RouteDecision
 
+# The flow records into these wherever it runs (serve_forever registers them too; this is idempotent),
+# so in-process users such as benchmarks and tests see them in the default registry.
+telemetry.register_metrics("orchestrator")
+
 # Stage name in the metric -> field of Timings (milliseconds).
 _STAGES = {
     "embed": "embed_ms",

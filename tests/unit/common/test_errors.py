@@ -65,3 +65,62 @@ async def test_interceptor_maps_errors_and_hides_internals(
         assert "Traceback" not in info.value.details() and "secret internals" not in info.value.details()
     finally:
         await running.stop(0)
+
+
+RAW_CASES = [b"\xff\xff\xff\xff", b"\x0a\x02\xff\xfe", b"\x12\x05abc"]  # corrupt wire, bad UTF-8, truncated
+
+
+def _identity(raw: bytes) -> bytes:
+    return raw
+
+
+@pytest.mark.parametrize("raw", RAW_CASES)
+async def test_undecodable_requests_get_invalid_argument_without_internal_names(raw: bytes) -> None:
+    binding = ServiceBinding(
+        embedder_pb2_grpc.add_EmbedderServiceServicer_to_server,
+        _Failing(AssertionError("the servicer must not see undecodable bytes")),
+        embedder_pb2.DESCRIPTOR.services_by_name["EmbedderService"].full_name,
+    )
+    running = await start_server([binding])
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            methods = {
+                "/weaverbird.v1.EmbedderService/Embed": False,
+                "/grpc.health.v1.Health/Check": False,
+                "/grpc.health.v1.Health/Watch": True,  # server streaming
+            }
+            for method, streams in methods.items():
+                kind = channel.unary_stream if streams else channel.unary_unary
+                call = kind(method, request_serializer=_identity, response_deserializer=_identity)
+                with pytest.raises(grpc.aio.AioRpcError) as info:
+                    result = call(raw, timeout=5)
+                    if streams:
+                        [_ async for _ in result]
+                    else:
+                        await result
+                assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, method
+                details = info.value.details()
+                assert details.startswith("request is not a valid "), details
+                assert "<class" not in details and "DecodeError" not in details and "google." not in details
+            reflection = channel.stream_stream(
+                "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                request_serializer=_identity,
+                response_deserializer=_identity,
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                [_ async for _ in reflection(iter([raw]), timeout=5)]
+            assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            # The server still answers well-formed calls, streaming ones included.
+            health = health_pb2_grpc.HealthStub(channel)
+            watch = health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=5)
+            first = await watch.read()
+            assert first.status == health_pb2.HealthCheckResponse.SERVING
+            watch.cancel()
+    finally:
+        await running.stop(0)
+
+
+def test_plain_message_drops_library_class_names() -> None:
+    assert errors.plain_message("corrupt PDF: PdfReadError: startxref not found") == "corrupt PDF: startxref not found"
+    assert errors.plain_message("ValueError") == "unreadable input"
+    assert errors.plain_message("no extractable text") == "no extractable text"

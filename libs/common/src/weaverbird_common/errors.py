@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import grpc
+
+# "PdfReadError: " and the like, as libraries' messages often start: a class name is no help to a user.
+_CLASS_PREFIX = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning)\b:?\s*")
 
 
 class WeaverbirdError(Exception):
@@ -84,3 +89,8 @@ def error_from_status(code: grpc.StatusCode, details: str, peer: str) -> Weaverb
         return DeadlineExceeded(f"{peer} did not answer in time")
     cls = _ERROR_BY_CODE.get(code, WeaverbirdError)
     return cls(f"{peer}: {details}")
+
+
+def plain_message(text: str) -> str:
+    """`text` without Python exception class names, for a library's message passed on to a client."""
+    return _CLASS_PREFIX.sub("", text).strip() or "unreadable input"

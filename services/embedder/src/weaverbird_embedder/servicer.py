@@ -7,15 +7,11 @@ import asyncio
 import grpc
 import numpy as np
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
-from weaverbird_common.errors import InvalidArgument, Overloaded
+from weaverbird_common.errors import Overloaded
 
 from weaverbird_embedder.backends import EmbeddingBackend
 from weaverbird_embedder.batcher import Kind, MicroBatcher
-
-_KINDS: dict[int, Kind] = {
-    embedder_pb2.EMBED_KIND_QUERY: "query",
-    embedder_pb2.EMBED_KIND_PASSAGE: "passage",
-}
+from weaverbird_embedder.validation import validate_embed
 
 
 class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
@@ -31,19 +27,8 @@ class EmbedderServicer(embedder_pb2_grpc.EmbedderServiceServicer):
         await self._batcher.close()
 
     def _validate(self, request: embedder_pb2.EmbedRequest) -> Kind:
-        kind = _KINDS.get(request.kind)
-        if kind is None:
-            raise InvalidArgument("kind must be EMBED_KIND_QUERY or EMBED_KIND_PASSAGE")
-        if not request.texts:
-            raise InvalidArgument("texts must not be empty")
-        if len(request.texts) > self._max_batch:
-            raise InvalidArgument(f"at most {self._max_batch} texts per request, got {len(request.texts)}")
-        for i, text in enumerate(request.texts):
-            if not text.strip():
-                raise InvalidArgument(f"texts[{i}] is empty")
-            if len(text) > self._max_text_chars:
-                raise InvalidArgument(f"texts[{i}] has {len(text)} characters; limit {self._max_text_chars}")
-        return kind
+        """The request's kind once it passed the edge checks (ray_app.py validates through this too)."""
+        return validate_embed(request, max_batch=self._max_batch, max_text_chars=self._max_text_chars)
 
     async def Embed(
         self, request: embedder_pb2.EmbedRequest, context: grpc.aio.ServicerContext

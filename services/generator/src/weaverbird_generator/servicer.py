@@ -23,6 +23,7 @@ from weaverbird_generator.llm_client import (
 )
 from weaverbird_generator.prompt import Passage, build_messages
 from weaverbird_generator.settings import GeneratorSettings
+from weaverbird_generator.validation import validate_generate
 
 log = logging.getLogger(__name__)
 
@@ -60,17 +61,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
             log.info("prompt cache warm-up (%s) took %.1f s", language, time.perf_counter() - started)
 
     def _validate(self, request: generator_pb2.GenerateRequest) -> None:
-        if not request.question.strip():
-            raise InvalidArgument("question must not be empty")
-        if len(request.question) > self._s.max_question_chars:
-            raise InvalidArgument(f"question longer than {self._s.max_question_chars} characters")
-        if len(request.passages) > self._s.max_passages:
-            raise InvalidArgument(f"at most {self._s.max_passages} passages, got {len(request.passages)}")
-        if request.language not in ("", "en", "zh"):
-            raise InvalidArgument(f"language must be 'en' or 'zh', got {request.language!r}")
-        s = request.sampling
-        if s.max_tokens < 0 or not 0.0 <= s.temperature <= 2.0 or not 0.0 <= s.top_p <= 1.0:
-            raise InvalidArgument("sampling: max_tokens >= 0, temperature in [0, 2], top_p in [0, 1]")
+        validate_generate(request, max_question_chars=self._s.max_question_chars, max_passages=self._s.max_passages)
 
     async def GenerateStream(
         self, request: generator_pb2.GenerateRequest, context: grpc.aio.ServicerContext

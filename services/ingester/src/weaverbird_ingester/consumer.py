@@ -176,7 +176,8 @@ class IngestConsumer:
         """Consumes until stop(); connection failures are retried, record failures handled as above.
 
         An exception escaping a record (a bug, or cancellation) ends the loop without committing
-        that batch, as a crash would: its records are redelivered.
+        that batch, as a crash would: its records are redelivered. The ingester supervises this task
+        (RunningServer.supervise): if it raises or returns before shutdown, health turns NOT_SERVING.
         """
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="ingest-kafka")
         try:

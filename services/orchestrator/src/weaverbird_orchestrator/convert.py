@@ -24,7 +24,7 @@ def request_filters(request: orchestrator_pb2.AskRequest) -> dict[str, str | int
         return {}
     flt = request.filter
     out: dict[str, str | int] = {}
-    for name in ("document_id", "company", "year", "quarter", "language"):
+    for name in ("document_id", "company", "year", "quarter", "language", "doc_type"):
         if flt.HasField(name):
             out[name] = getattr(flt, name)
     if flt.HasField("origin"):

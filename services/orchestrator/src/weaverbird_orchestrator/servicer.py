@@ -17,6 +17,7 @@ from weaverbird_orchestrator.flow import (
     TokenEvent,
 )
 from weaverbird_orchestrator.metrics import record_question
+from weaverbird_orchestrator.validation import validate_ask
 
 
 class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
@@ -26,6 +27,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         self._flow = flow
 
     async def _params(self, request: orchestrator_pb2.AskRequest) -> AskParams:
+        validate_ask(request)
         return await self._flow.params(
             request.question,
             top_k=request.top_k if request.HasField("top_k") else None,

@@ -4,19 +4,46 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import grpc
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common import telemetry
-from weaverbird_common.errors import FailedPrecondition, InvalidArgument
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Unavailable
 
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.stores import CollectionMissing, DimensionMismatch, VectorStore
-from weaverbird_retriever.stores.base import InvalidInput, LexicalMissing, SearchMode, SearchOptions
+from weaverbird_retriever.stores.base import InvalidInput, LexicalMissing, SearchMode, SearchOptions, StoreError
+from weaverbird_retriever.validation import validate_catalog, validate_delete, validate_search, validate_upsert
 
 # Values listed per field when the request names no limit: more companies than a KB of filings holds.
 _CATALOG_LIMIT = 1000
+
+
+@contextmanager
+def store_errors() -> Iterator[None]:
+    """Store failures as statuses: the caller's data (INVALID_ARGUMENT), the collection's state
+    (FAILED_PRECONDITION) or a store that is shutting down (UNAVAILABLE); anything else stays INTERNAL."""
+    try:
+        yield
+    except InvalidInput as exc:
+        raise InvalidArgument(str(exc)) from exc
+    except DimensionMismatch as exc:
+        raise FailedPrecondition(f"{exc}; vectors from a different embedding model need a new collection") from exc
+    except CollectionMissing as exc:
+        raise FailedPrecondition(f"{exc}: add documents first") from exc
+    except LexicalMissing as exc:
+        raise FailedPrecondition(
+            f"{exc}: it was created before hybrid search. Re-index it into a new collection "
+            "(RETRIEVER_COLLECTION=<new name>, then `weaverbird ingest` the documents again), or search "
+            "with mode SEARCH_MODE_DENSE"
+        ) from exc
+    except StoreError as exc:
+        if "closed" in str(exc):
+            raise Unavailable("the retriever is shutting down; retry on another replica") from exc
+        raise
 
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
@@ -63,52 +90,27 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
     async def Upsert(
         self, request: retriever_pb2.UpsertRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.UpsertResponse:
-        if not request.chunks:
-            raise InvalidArgument("chunks must not be empty")
-        if len(request.chunks) > self._max_upsert_batch:
-            raise InvalidArgument(f"at most {self._max_upsert_batch} chunks per call, got {len(request.chunks)}")
-        dims = {len(c.vector) for c in request.chunks}
-        if len(dims) != 1 or 0 in dims:
-            raise InvalidArgument("all chunks need non-empty vectors of one dimension")
-        for i, chunk in enumerate(request.chunks):
-            if not chunk.payload.document_id:
-                raise InvalidArgument(f"chunks[{i}].payload.document_id is required")
-        self._ensure(dims.pop())
-        records = [chunk_to_record(c) for c in request.chunks]
-        try:
+        dimension = validate_upsert(request, max_batch=self._max_upsert_batch)
+        with store_errors():
+            self._ensure(dimension)
+            records = [chunk_to_record(c) for c in request.chunks]
             await asyncio.to_thread(self._store.upsert, records)
-        except DimensionMismatch as exc:
-            raise FailedPrecondition(str(exc)) from exc
-        except InvalidInput as exc:
-            raise InvalidArgument(str(exc)) from exc
-        stats = await asyncio.to_thread(self._store.stats)
+        with store_errors():
+            stats = await asyncio.to_thread(self._store.stats)
         telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
 
     async def Search(
         self, request: retriever_pb2.SearchRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.SearchResponse:
-        if not 1 <= request.k <= self._max_k:
-            raise InvalidArgument(f"k must be between 1 and {self._max_k}, got {request.k}")
-        if not request.vector:
-            raise InvalidArgument("vector must not be empty")
+        validate_search(request, max_k=self._max_k, dimension=self._dimension)
         if self._dimension is None:
             return retriever_pb2.SearchResponse()  # nothing stored yet: no hits, not an error
-        if len(request.vector) != self._dimension:
-            raise InvalidArgument(f"vector has dimension {len(request.vector)}, the collection {self._dimension}")
         filters = filter_to_dict(request.filter) if request.HasField("filter") else None
         options = self._options(request)
-        try:
+        with store_errors():
             # HNSW and sparse search take about a millisecond: inline is cheaper than a thread hop.
             hits = self._store.search(list(request.vector), request.k, filters or None, options)
-        except InvalidInput as exc:
-            raise InvalidArgument(str(exc)) from exc
-        except LexicalMissing as exc:
-            raise FailedPrecondition(
-                f"{exc}: it was created before hybrid search. Re-index it into a new collection "
-                "(RETRIEVER_COLLECTION=<new name>, then `weaverbird ingest` the documents again), or search "
-                "with mode SEARCH_MODE_DENSE"
-            ) from exc
         return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits], mode=MODE_VALUES[options.mode])
 
     def _options(self, request: retriever_pb2.SearchRequest) -> SearchOptions:
@@ -135,22 +137,23 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
     async def DeleteDocument(
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.DeleteDocumentResponse:
-        if not request.document_id:
-            raise InvalidArgument("document_id is required")
+        validate_delete(request)
         if self._dimension is None:
             return retriever_pb2.DeleteDocumentResponse(deleted=0)
-        deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
-        if deleted:
-            telemetry.RETRIEVER_COLLECTION_POINTS.set((await asyncio.to_thread(self._store.stats)).points)
+        with store_errors():
+            deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
+            if deleted:
+                telemetry.RETRIEVER_COLLECTION_POINTS.set((await asyncio.to_thread(self._store.stats)).points)
         return retriever_pb2.DeleteDocumentResponse(deleted=deleted)
 
     async def CollectionStats(
         self, request: retriever_pb2.CollectionStatsRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.CollectionStatsResponse:
-        try:
-            stats = await asyncio.to_thread(self._store.stats)
-        except CollectionMissing:
-            return retriever_pb2.CollectionStatsResponse(points=0, dimension=0)
+        with store_errors():
+            try:
+                stats = await asyncio.to_thread(self._store.stats)
+            except CollectionMissing:  # no collection yet: an empty knowledge base, not an error
+                return retriever_pb2.CollectionStatsResponse(points=0, dimension=0)
         telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.CollectionStatsResponse(
             collection=stats.name, points=stats.points, dimension=stats.dimension, backend=stats.backend
@@ -159,8 +162,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
     async def Catalog(
         self, request: retriever_pb2.CatalogRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.CatalogResponse:
-        if request.limit < 0:
-            raise InvalidArgument(f"limit must not be negative, got {request.limit}")
+        validate_catalog(request)
         if self._dimension is None:
             return retriever_pb2.CatalogResponse()
-        return await asyncio.to_thread(read_catalog, self._store, request.limit or _CATALOG_LIMIT)
+        with store_errors():
+            return await asyncio.to_thread(read_catalog, self._store, request.limit or _CATALOG_LIMIT)

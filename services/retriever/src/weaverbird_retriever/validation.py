@@ -1,0 +1,110 @@
+"""Checks of retriever requests at the gRPC edge; each failure is an InvalidArgument naming the field.
+
+The store checks again (NaN, ids), but only after locks and thread hops; here a bad request is refused
+before it costs anything, with the field's path in the message (``chunks[3].vector[7] is nan``).
+"""
+
+from __future__ import annotations
+
+from weaverbird.v1 import common_pb2, retriever_pb2
+from weaverbird_common.errors import InvalidArgument
+from weaverbird_common.validation import (
+    MAX_COMPANY_CHARS,
+    MAX_DATE_CHARS,
+    MAX_DOC_TYPE_CHARS,
+    MAX_ID_CHARS,
+    MAX_LABEL_CHARS,
+    MAX_LANGUAGE_CHARS,
+    MAX_QUARTER,
+    MAX_YEAR,
+    check_count,
+    check_enum,
+    check_int,
+    check_payload_filter,
+    check_text,
+    check_texts,
+    check_uuid,
+    check_vector,
+)
+
+# A stored chunk is ~250-400 tokens; this bounds one chunk's text far above that.
+MAX_CHUNK_TEXT_CHARS = 200_000
+# Query text for the lexical leg: a question, or a passage when searching by example.
+MAX_QUERY_TEXT_CHARS = 20_000
+MAX_ALIASES = 200
+MAX_PAGE = 1_000_000
+MAX_CHUNK_INDEX = 10_000_000
+# Values listed per catalog field: far more companies than a KB of filings holds.
+MAX_CATALOG_LIMIT = 100_000
+
+_ORIGINS = {
+    common_pb2.ORIGIN_UNSPECIFIED: "ORIGIN_UNSPECIFIED",
+    common_pb2.ORIGIN_LOCAL: "ORIGIN_LOCAL",
+    common_pb2.ORIGIN_WEB: "ORIGIN_WEB",
+}
+_MODES = {
+    retriever_pb2.SEARCH_MODE_UNSPECIFIED: "SEARCH_MODE_UNSPECIFIED",
+    retriever_pb2.SEARCH_MODE_DENSE: "SEARCH_MODE_DENSE",
+    retriever_pb2.SEARCH_MODE_LEXICAL: "SEARCH_MODE_LEXICAL",
+    retriever_pb2.SEARCH_MODE_HYBRID: "SEARCH_MODE_HYBRID",
+}
+
+
+def check_payload(payload: common_pb2.ChunkPayload, field: str) -> None:
+    """A chunk's metadata: document_id present, every value within its range and length."""
+    check_text(payload.document_id, f"{field}.document_id", max_chars=MAX_ID_CHARS, required=True)
+    for name in ("title", "source", "heading"):
+        check_text(getattr(payload, name), f"{field}.{name}", max_chars=MAX_LABEL_CHARS)
+    check_text(payload.company, f"{field}.company", max_chars=MAX_COMPANY_CHARS)
+    check_text(payload.language, f"{field}.language", max_chars=MAX_LANGUAGE_CHARS)
+    check_text(payload.doc_type, f"{field}.doc_type", max_chars=MAX_DOC_TYPE_CHARS)
+    check_text(payload.published_date, f"{field}.published_date", max_chars=MAX_DATE_CHARS)
+    check_int(payload.page, f"{field}.page", minimum=0, maximum=MAX_PAGE)
+    check_int(payload.year, f"{field}.year", minimum=0, maximum=MAX_YEAR)
+    check_int(payload.quarter, f"{field}.quarter", minimum=0, maximum=MAX_QUARTER)
+    check_int(payload.chunk_index, f"{field}.chunk_index", minimum=0, maximum=MAX_CHUNK_INDEX)
+    check_enum(payload.origin, f"{field}.origin", _ORIGINS)
+    check_count(payload.aliases, f"{field}.aliases", maximum=MAX_ALIASES)
+    check_texts(payload.aliases, f"{field}.aliases", max_chars=MAX_COMPANY_CHARS)
+
+
+def validate_upsert(request: retriever_pb2.UpsertRequest, *, max_batch: int) -> int:
+    """The dimension shared by every chunk's vector, once every chunk is well formed."""
+    check_count(request.chunks, "chunks", minimum=1, maximum=max_batch)
+    dimension = len(request.chunks[0].vector)
+    for i, chunk in enumerate(request.chunks):
+        field = f"chunks[{i}]"
+        if chunk.id:
+            check_uuid(chunk.id, f"{field}.id")
+        check_vector(chunk.vector, f"{field}.vector")
+        if len(chunk.vector) != dimension:
+            raise InvalidArgument(
+                f"{field}.vector has dimension {len(chunk.vector)}, chunks[0].vector {dimension}; "
+                "all chunks of one call need vectors of one dimension"
+            )
+        check_text(chunk.text, f"{field}.text", max_chars=MAX_CHUNK_TEXT_CHARS)
+        check_payload(chunk.payload, f"{field}.payload")
+    return dimension
+
+
+def validate_search(request: retriever_pb2.SearchRequest, *, max_k: int, dimension: int | None) -> None:
+    """k, vector, text, mode and filter of a search; the vector must match the collection's dimension."""
+    check_int(request.k, "k", minimum=1, maximum=max_k)
+    check_vector(request.vector, "vector")
+    if dimension is not None and len(request.vector) != dimension:
+        raise InvalidArgument(
+            f"vector has dimension {len(request.vector)}, the collection {dimension}; "
+            "query with vectors of the model the knowledge base was built with"
+        )
+    check_text(request.text, "text", max_chars=MAX_QUERY_TEXT_CHARS)
+    check_enum(request.mode, "mode", _MODES)
+    if request.HasField("filter"):
+        check_payload_filter(request.filter)
+
+
+def validate_delete(request: retriever_pb2.DeleteDocumentRequest) -> None:
+    check_text(request.document_id, "document_id", max_chars=MAX_ID_CHARS, required=True)
+
+
+def validate_catalog(request: retriever_pb2.CatalogRequest) -> None:
+    check_int(request.limit, "limit", minimum=0, maximum=MAX_CATALOG_LIMIT)

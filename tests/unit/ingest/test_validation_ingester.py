@@ -122,3 +122,39 @@ async def test_default_guard_reads_the_ingester_allow_list(monkeypatch: pytest.M
     await v.vet_url_for_queue(guard, "http://127.0.0.1:8080/page.html")
     with pytest.raises(InvalidArgument, match="loopback"):
         await v.vet_url_for_queue(guard, "http://127.0.0.1:9090/page.html")
+
+
+async def test_an_async_add_the_publisher_drops_is_refused_not_reported_queued() -> None:
+    """A closed (or full) publisher drops messages; the client must hear RESOURCE_EXHAUSTED, not "queued"."""
+    from weaverbird_common.ingest_publisher import IngestPublisher
+    from weaverbird_common.kafka_config import KafkaSettings
+
+    publisher = IngestPublisher(KafkaSettings(bootstrap_servers="127.0.0.1:9"))  # never connects: closed first
+    publisher.close(timeout=1)
+
+    async def no_fetch(url: str) -> tuple[bytes, str]:
+        raise AssertionError("an asynchronous add must not fetch")
+
+    servicer = IngesterServicer(
+        writer=None,  # type: ignore[arg-type]  # asynchronous adds never write
+        max_document_bytes=1 << 20,
+        fetch_url=no_fetch,
+        publish=publisher.publish,
+        url_guard=UrlGuard(resolver=resolver),
+    )
+    running = await start_server(
+        [
+            ServiceBinding(
+                ingester_pb2_grpc.add_IngesterServiceServicer_to_server, servicer, "weaverbird.v1.IngesterService"
+            )
+        ]
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = ingester_pb2_grpc.IngesterServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.AddDocument(Add(url="https://public.test/r.html", asynchronous=True), timeout=10)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "retry" in err.value.details()
+    finally:
+        await running.stop(0)

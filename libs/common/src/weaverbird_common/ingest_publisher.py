@@ -79,17 +79,21 @@ class IngestPublisher:
         """Messages queued but not yet handed to the producer."""
         return self._queue.qsize()
 
-    def publish(self, message: IngestMessage, headers: Headers | None = None) -> None:
+    def publish(self, message: IngestMessage, headers: Headers | None = None) -> bool:
         """Queues `message` for the ingest topic and returns at once; never raises for Kafka problems.
 
         Args:
             message: the document to ingest; keyed by its document id, so every version of one URL
                 lands on the same partition and is consumed in order.
             headers: extra record headers, e.g. [("traceparent", b"00-...")] for trace propagation.
+
+        Returns:
+            False when the message was dropped (publisher closed or queue full): a caller that promises
+            "queued" to a user must say otherwise; the web path just counts it.
         """
         if self._closing.is_set():
             self._count_failure("publisher is closed; message %s dropped", message.message_id)
-            return
+            return False
         # The caller's trace continues in the ingester: captured here, in the request's context.
         headers = telemetry.inject_headers(headers or ())
         self._ensure_thread()
@@ -97,6 +101,8 @@ class IngestPublisher:
             self._queue.put_nowait((message, list(headers) if headers else None))
         except queue.Full:
             self._count_failure("ingest queue full (%d); message %s dropped", self._queue.maxsize, message.message_id)
+            return False
+        return True
 
     def close(self, timeout: float = 10.0) -> None:
         """Sends what is queued and flushes the producer, waiting at most `timeout` seconds.

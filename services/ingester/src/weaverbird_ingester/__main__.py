@@ -26,7 +26,9 @@ async def main() -> None:
     kb = GrpcKnowledgeBase(settings.embedder_addr, settings.retriever_addr, settings.call_timeout_s)
     writer = DocumentWriter(kb, settings.chunk_tokens, settings.max_chunk_tokens, settings.embed_batch)
     max_bytes = settings.max_document_mb * 1024 * 1024
-    fetcher = PageFetcher(UrlGuard(settings.fetch_allow_hosts), max_bytes=max_bytes)
+    # One guard for the fetcher and for the servicer's check before queueing: the same allow-list.
+    guard = UrlGuard(settings.fetch_allow_hosts)
+    fetcher = PageFetcher(guard, max_bytes=max_bytes)
 
     async def fetch_url(url: str) -> tuple[bytes, str]:
         page = await fetcher.fetch_one(url, settings.fetch_timeout_s)
@@ -56,7 +58,7 @@ async def main() -> None:
 
     binding = ServiceBinding(
         ingester_pb2_grpc.add_IngesterServiceServicer_to_server,
-        IngesterServicer(writer, max_bytes, fetch_url, publisher.publish if publisher else None),
+        IngesterServicer(writer, max_bytes, fetch_url, publisher.publish if publisher else None, url_guard=guard),
         ingester_pb2.DESCRIPTOR.services_by_name["IngesterService"].full_name,
     )
 

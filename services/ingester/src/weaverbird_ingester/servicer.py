@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.loaders import UnreadableDocument, document_id_for, load_bytes
-from weaverbird_common.errors import FailedPrecondition, InvalidArgument, plain_message
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overloaded, plain_message
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.web.ssrf import UrlGuard
 
@@ -48,7 +48,7 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         writer: DocumentWriter,
         max_document_bytes: int,
         fetch_url: FetchUrl,
-        publish: Callable[[IngestMessage], None] | None = None,
+        publish: Callable[[IngestMessage], bool | None] | None = None,
         *,
         url_guard: UrlGuard | None = None,
     ) -> None:
@@ -72,7 +72,8 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         except ValidationError as exc:  # the edge checks cover the schema; this keeps pydantic's text out
             problem = exc.errors()[0]
             raise InvalidArgument(f"cannot queue {'.'.join(map(str, problem['loc']))}: {problem['msg']}") from exc
-        self._publish(message)
+        if self._publish(message) is False:
+            raise Overloaded("the ingest queue is full or closing; retry in a few seconds")
         return ingester_pb2.AddDocumentResponse(document_id=document_id_for(request.url), queued=True)
 
     async def _load(self, request: ingester_pb2.AddDocumentRequest) -> Document:

@@ -107,6 +107,9 @@ def _start(binary: Path, log_path: Path, port: int | None = None) -> tuple[subpr
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=env,
+            # Own process group, like the services: a Ctrl-C reaches only the launcher, which stops
+            # the broker last, after the services that use it.
+            start_new_session=True,
         )
     return process, port
 

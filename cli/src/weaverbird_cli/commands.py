@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -19,10 +20,11 @@ from weaverbird.v1 import (
 )
 
 from weaverbird_cli import render
-from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker, stop_broker
+from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, KafkaBroker, start_broker, stop_broker
 from weaverbird_cli.progress import Status
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
+from weaverbird_cli.supervisor import RestartPolicy, describe_exit
 
 SUPPORTED = {".pdf", ".html", ".htm", ".md", ".markdown", ".txt"}
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -191,43 +193,73 @@ def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> S
     )
 
 
-def up(settings: CliSettings) -> int:
-    """Starts the stack, loads the demo KB on first run, prints how to ask, runs until Ctrl-C."""
-    prepare_model(settings)
-    logs = Path(settings.data_dir) / "logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    # The ingest topic lives on a local in-memory Kafka-protocol broker (Tansu) next to the services.
-    broker = start_broker(logs / "tansu.log", port=settings.base_port + len(SERVICES))
-    broker.create_topics(INGEST_TOPIC)
-    broker.create_topics(DEAD_LETTER_TOPIC, partitions=1)
-    config = stack_config(settings, broker.bootstrap_servers)
-    print(
-        f"starting services on 127.0.0.1:{config.base_port}-{config.base_port + 4}, Kafka on "
-        f"{broker.bootstrap_servers} (logs in {logs})"
+def restart_policy(settings: CliSettings) -> RestartPolicy:
+    return RestartPolicy(
+        initial_backoff_s=settings.restart_backoff_s,
+        max_backoff_s=max(settings.restart_backoff_max_s, settings.restart_backoff_s),
+        max_restarts=settings.restart_limit,
+        window_s=settings.restart_window_s,
     )
+
+
+def up(settings: CliSettings) -> int:
+    """Starts the stack, loads the demo KB on first run, prints how to ask, runs until Ctrl-C or SIGTERM.
+
+    A service that crashes is restarted (with back-off, up to a limit) while the broker and the
+    other services keep running; only a stop request stops everything.
+    """
+    # SIGTERM (systemd, docker stop, kill) and SIGHUP (terminal closed) stop the stack like Ctrl-C;
+    # by default they would end the launcher at once and leave the services and broker running.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.default_int_handler)
     try:
-        return _run_stack(config)
-    finally:
-        stop_broker(broker)
+        prepare_model(settings)
+        logs = Path(settings.data_dir) / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        # The ingest topic lives on a local in-memory Kafka-protocol broker (Tansu) next to the services.
+        broker = start_broker(logs / "tansu.log", port=settings.base_port + len(SERVICES))
+        try:
+            broker.create_topics(INGEST_TOPIC)
+            broker.create_topics(DEAD_LETTER_TOPIC, partitions=1)
+            config = stack_config(settings, broker.bootstrap_servers)
+            print(
+                f"starting services on 127.0.0.1:{config.base_port}-{config.base_port + 4}, Kafka on "
+                f"{broker.bootstrap_servers} (logs in {logs})",
+                flush=True,
+            )
+            return _run_stack(config, restart_policy(settings), broker)
+        finally:
+            stop_broker(broker)
+    except KeyboardInterrupt:
+        print("\nstopped", flush=True)
+        return 0
 
 
-def _run_stack(config: StackConfig) -> int:
-    with LocalStack(config) as stack:
+def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker) -> int:
+    with LocalStack(config, restart_policy=policy) as stack:
         if kb_points(stack.config.addr("retriever")) == 0:
-            print("loading the demo knowledge base ...")
+            print("loading the demo knowledge base ...", flush=True)
             ingest([str(DEMO_KB)], stack.config.addr("ingester"))
         print(
             "\nWeaverBird is running. In another terminal:\n"
             '  .venv/bin/weaverbird ask "What was Northwind Robotics\' revenue in fiscal 2024?"\n'
             '  .venv/bin/weaverbird ask "青松新能源2024年的净利润是多少？"\n'
             "  .venv/bin/weaverbird ingest ../shared/data/financebench/pdfs/\n"
-            "Press Ctrl-C to stop."
+            "Press Ctrl-C to stop.",
+            flush=True,
         )
         try:
-            while all(p.poll() is None for p in stack.processes.values()):
+            while broker.process.poll() is None:
                 time.sleep(1)
-            print("a service exited; see the logs", file=sys.stderr)
-            return 1
+            # Tansu keeps topics in memory: restarting it would bring back an empty queue, so say so.
+            print(
+                f"the Kafka broker {describe_exit(broker.process.returncode)}; queued ingest messages are lost "
+                "and `weaverbird add --async` fails until the stack is restarted (Ctrl-C, then `weaverbird up`)",
+                file=sys.stderr,
+                flush=True,
+            )
+            while True:
+                time.sleep(1)
         except KeyboardInterrupt:
-            print("\nstopping ...")
+            print("\nstopping ...", flush=True)
     return 0

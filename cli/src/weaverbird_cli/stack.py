@@ -1,4 +1,5 @@
-"""Starts the five services as child processes on 127.0.0.1 and waits until each reports healthy."""
+"""Starts the five services as child processes on 127.0.0.1, waits until each reports healthy and,
+with a RestartPolicy, restarts any that crash while the others keep running."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from weaverbird_cli.supervisor import Child, RestartPolicy, Supervisor
 
 SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
 
@@ -91,6 +94,16 @@ def free_base_port(count: int, start: int = 32000) -> int:
     raise RuntimeError("no free port range on 127.0.0.1")
 
 
+def is_serving(addr: str, timeout_s: float = 0.5) -> bool:
+    """One grpc.health.v1 check of `addr`: True only for SERVING."""
+    with grpc.insecure_channel(addr) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout_s)
+        except grpc.RpcError:
+            return False
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+
 def wait_healthy(addr: str, timeout_s: float, process: subprocess.Popen[bytes] | None = None) -> None:
     """Polls grpc.health.v1 at `addr` until SERVING. Raises RuntimeError on timeout or child exit."""
     deadline = time.monotonic() + timeout_s
@@ -110,32 +123,70 @@ def wait_healthy(addr: str, timeout_s: float, process: subprocess.Popen[bytes] |
 
 
 class LocalStack:
-    """The five services as child processes; use as a context manager."""
+    """The five services as child processes; use as a context manager.
 
-    def __init__(self, config: StackConfig, startup_timeout_s: float = 180.0) -> None:
+    With `restart_policy`, a service that exits after the stack started is restarted (see
+    supervisor.Supervisor) and `processes` always holds the current process of each service.
+    """
+
+    def __init__(
+        self, config: StackConfig, startup_timeout_s: float = 180.0, restart_policy: RestartPolicy | None = None
+    ) -> None:
         self.config = config
         self._timeout = startup_timeout_s
+        self._policy = restart_policy
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.supervisor: Supervisor | None = None
+        self._log_dir = config.log_dir or config.data_dir / "logs"
 
     def start(self) -> LocalStack:
         self.config.data_dir.mkdir(parents=True, exist_ok=True)
-        log_dir = self.config.log_dir or self.config.data_dir / "logs"
-        log_dir.mkdir(parents=True, exist_ok=True)
+        self._log_dir.mkdir(parents=True, exist_ok=True)
         try:
             for service in SERVICES:
-                env = {**os.environ, **self.config.env(service)}
-                log = (log_dir / f"{service}.log").open("ab")
-                self.processes[service] = subprocess.Popen(
-                    [sys.executable, "-m", f"weaverbird_{service}"], env=env, stdout=log, stderr=log
-                )
+                self._spawn(service)
             for service in SERVICES:
                 wait_healthy(self.config.addr(service), self._timeout, self.processes[service])
+            if self._policy is not None:
+                self.supervisor = Supervisor(self._policy, self._timeout)
+                for service in SERVICES:
+                    self.supervisor.watch(self._child(service))
+                self.supervisor.start()
         except BaseException:
             self.stop()
             raise
         return self
 
+    def _spawn(self, service: str) -> subprocess.Popen[bytes]:
+        env = {**os.environ, **self.config.env(service)}
+        with (self._log_dir / f"{service}.log").open("ab") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", f"weaverbird_{service}"],
+                env=env,
+                stdout=log,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                # Own process group: a Ctrl-C in the terminal reaches only the launcher, which then
+                # stops the services in order instead of racing them (and its supervisor) to the exit.
+                start_new_session=True,
+            )
+        self.processes[service] = process
+        return process
+
+    def _child(self, service: str) -> Child:
+        addr = self.config.addr(service)
+        return Child(
+            name=service,
+            spawn=lambda: self._spawn(service),
+            ready=lambda: is_serving(addr),
+            process=self.processes[service],
+        )
+
     def stop(self) -> None:
+        # The supervisor first: a service we terminate must not be restarted.
+        if self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
         # Reverse order: front doors first, so nothing calls a peer that is already gone.
         for service in reversed(SERVICES):
             process = self.processes.get(service)
@@ -146,6 +197,7 @@ class LocalStack:
                 process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()
         self.processes.clear()
 
     def __enter__(self) -> LocalStack:

@@ -13,9 +13,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
+from weaverbird_common.docs.budgets import ExtractionBudget, default_budget
 from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.docs.entities import document_entities
 from weaverbird_common.docs.metadata import metadata_from_filename
+from weaverbird_common.docs.workers import WorkerCrashed, WorkerTimedOut, shared_pool
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,32 @@ class UnreadableDocument(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class OverBudget(UnreadableDocument):
+    """The document exceeds an extraction budget (docs.budgets); the message names the limit.
+
+    A subclass of UnreadableDocument, so callers that only know that class still refuse it cleanly.
+    """
+
+    def __init__(self, reason: str, limit: float) -> None:
+        super().__init__(reason)
+        self.limit = limit
+
+    def __reduce__(self) -> tuple[type[OverBudget], tuple[str, float]]:
+        return type(self), (self.reason, self.limit)  # survives the trip back from a worker process
+
+
+class DocumentTooLarge(OverBudget):
+    """More bytes than its format's limit: the request is at fault (INVALID_ARGUMENT)."""
+
+
+class MarkupTooComplex(OverBudget):
+    """HTML with more tags than max_html_tags, refused before parsing (INVALID_ARGUMENT)."""
+
+
+class ExtractionTimedOut(OverBudget):
+    """Parsing ran past timeout_s and was killed (RESOURCE_EXHAUSTED: it costs more than we give)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,16 +138,80 @@ def load_bytes(
     published: str | None = None,
     origin: str = "local",
     pdf_mode: PdfMode = "layout",
+    budget: ExtractionBudget | None = None,
 ) -> Document:
     """Parse `data` by its name (or content) into a Document; raises UnreadableDocument.
 
     Overrides win over what the file name and content say. Empty values ("" / 0 / None) count as
     unset, matching proto3 defaults, so the gRPC layer can pass request fields straight through.
     `pdf_mode="plain"` halves PDF extraction time at the cost of table rows (see _page_text).
+
+    `budget` (default: DOCS_* from the environment) bounds the work: too large a file or too many
+    HTML tags raise DocumentTooLarge / MarkupTooComplex before any parsing, and a parse running past
+    `budget.timeout_s` is killed with its worker process and raises ExtractionTimedOut.
     """
     if not data or not data.strip():
         raise UnreadableDocument("empty file")
+    budget = budget or default_budget()
     fmt = _detect_format(data, filename)
+    check_budget(data, fmt, budget)
+    args = (data, filename, fmt, source, title, company, year, quarter, language, published, origin, pdf_mode)
+    if budget.timeout_s <= 0:
+        return _load(*args)
+    try:
+        return shared_pool(budget.workers).run(_load, *args, timeout_s=budget.timeout_s)
+    except WorkerTimedOut as exc:
+        raise ExtractionTimedOut(
+            f"extraction took longer than {budget.timeout_s:g}s and was stopped", budget.timeout_s
+        ) from exc
+    except WorkerCrashed as exc:
+        raise UnreadableDocument(f"the {fmt} parser crashed on this file ({exc})") from exc
+
+
+def check_budget(data: bytes, fmt: Format, budget: ExtractionBudget) -> None:
+    """Cheap refusals before parsing: the size limit of `fmt`, and the tag count of HTML."""
+    limit = budget.max_bytes(fmt)
+    if len(data) > limit:
+        raise DocumentTooLarge(f"{fmt} file has {_mib(len(data))}; the limit is {_mib(limit)}", limit)
+    if fmt == "html" and _count_tags(data, budget.max_html_tags + 1) > budget.max_html_tags:
+        raise MarkupTooComplex(
+            f"HTML has more than {budget.max_html_tags:,} tags; the limit is {budget.max_html_tags:,}",
+            budget.max_html_tags,
+        )
+
+
+_START_TAG_RE = re.compile(rb"<[A-Za-z]")
+
+
+def _count_tags(data: bytes, stop_at: int) -> int:
+    """Start tags in `data`, counting no further than `stop_at` (so a huge page costs no more)."""
+    count = 0
+    for _ in _START_TAG_RE.finditer(data):
+        count += 1
+        if count >= stop_at:
+            break
+    return count
+
+
+def _mib(size: float) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB"
+
+
+def _load(
+    data: bytes,
+    filename: str,
+    fmt: Format,
+    source: str | None,
+    title: str | None,
+    company: str | None,
+    year: int | None,
+    quarter: int | None,
+    language: str | None,
+    published: str | None,
+    origin: str,
+    pdf_mode: PdfMode,
+) -> Document:
+    """The parse itself, without budgets (run in a worker process by load_bytes)."""
     found_title = ""
     found_date = ""
     front: dict[str, object] = {}

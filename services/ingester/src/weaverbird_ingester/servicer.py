@@ -11,7 +11,7 @@ import grpc
 from pydantic import ValidationError
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.docs.loaders import UnreadableDocument, document_id_for, load_bytes
+from weaverbird_common.docs.loaders import ExtractionTimedOut, UnreadableDocument, document_id_for, load_bytes
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overloaded, plain_message
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.web.ssrf import UrlGuard
@@ -93,6 +93,9 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         try:
             # Parsing a PDF is CPU work: keep the event loop free for other calls.
             doc = await asyncio.to_thread(load_bytes, data, filename, source=source)
+        except ExtractionTimedOut as exc:
+            # Not the document's fault as such: it costs more parsing time than one request is given.
+            raise Overloaded(f"reading {filename} took too long: {plain_message(str(exc))}") from exc
         except UnreadableDocument as exc:
             raise InvalidArgument(f"cannot read {filename}: {plain_message(str(exc))}") from exc
         # Pages a user saved from the web are stored as web documents with their URL as source.

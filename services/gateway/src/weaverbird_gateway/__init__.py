@@ -1,0 +1,1 @@
+"""WeaverBird HTTP gateway: JSON + Server-Sent Events over the gRPC services, and the web page."""

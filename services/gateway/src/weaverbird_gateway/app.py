@@ -1,0 +1,216 @@
+"""The HTTP layer: routes, error rendering and the web page, over `Backend` (gRPC) and plain modules."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from http import HTTPStatus
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from weaverbird_gateway import convert, schemas, sse, uploads
+from weaverbird_gateway.backend import Backend
+from weaverbird_gateway.errors import GatewayError
+from weaverbird_gateway.settings import GatewaySettings
+
+log = logging.getLogger(__name__)
+
+STATIC = resources.files("weaverbird_gateway") / "static"
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": schemas.ErrorBody} for status in (400, 409, 422, 429, 502, 503, 504)
+}
+_ASK_STREAM_DOC = {
+    "description": "Server-Sent Events, in order: `route`, `prompt` (when the model is asked), `token`* "
+    "(`{text}`), `citations`, `further_reading`, `done`. When `done.replacement_answer` is set the answer "
+    "was withheld: show it instead of the streamed tokens. A failure after the stream started arrives "
+    "as an `error` event (`{detail, code, status}`).",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+}
+_UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary", "description": "PDF, HTML, Markdown or text."},
+                        **{name: {"type": "string"} for name in ("title", "company", "language", "published_date")},
+                        "year": {"type": "integer"},
+                        "quarter": {"type": "integer"},
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+def _error_response(error: GatewayError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def _validation_message(errors: Any) -> str:
+    """pydantic's errors as one line: "body.top_k: Input should be a valid integer; ..."."""
+    parts = []
+    for problem in errors:
+        where = ".".join(str(part) for part in problem.get("loc", ()))
+        parts.append(f"{where}: {problem.get('msg', 'invalid')}" if where else str(problem.get("msg", "invalid")))
+    return "; ".join(parts) or "invalid request"
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(GatewayError)
+    async def gateway_error(request: Request, exc: GatewayError) -> JSONResponse:
+        return _error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error_response(GatewayError(422, _validation_message(exc.errors()), "INVALID_ARGUMENT"))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = HTTPStatus(exc.status_code).name if exc.status_code in HTTPStatus._value2member_map_ else "HTTP_ERROR"
+        return _error_response(GatewayError(exc.status_code, str(exc.detail), code, dict(exc.headers or {})))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Like the services: the traceback goes to the log under an id, the client gets only the id.
+        incident = uuid.uuid4().hex[:12]
+        log.error("path=%s status=500 incident=%s", request.url.path, incident, exc_info=exc)
+        return _error_response(GatewayError(500, f"internal error (incident {incident})", "INTERNAL"))
+
+
+async def _read_upload(request: Request, limit: int) -> tuple[bytes, str, str | None, dict[str, str]]:
+    """(file bytes, file name, declared content type, other form fields), enforcing the size limit."""
+    uploads.check_declared_length(request.headers.get("content-length"), limit)
+    capped = Request(request.scope, uploads.capped_receive(request.receive, limit))
+    try:
+        form = await capped.form(max_files=1, max_fields=16, max_part_size=64 * 1024)
+    except GatewayError:
+        raise
+    except StarletteHTTPException as exc:  # malformed multipart, too many fields
+        raise GatewayError(400, f"cannot read the form: {exc.detail}", "INVALID_ARGUMENT") from None
+    try:
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise GatewayError(422, "form field 'file' (a file) is required", "INVALID_ARGUMENT")
+        filename = upload.filename or ""
+        uploads.accept_file(filename, upload.content_type)
+        data = await upload.read(limit + 1)
+        if len(data) > limit:
+            raise uploads.too_large(limit, upload.size)
+        fields = {key: value for key, value in form.items() if isinstance(value, str)}
+        return data, filename, upload.content_type, fields
+    finally:
+        await form.close()
+
+
+def create_app(settings: GatewaySettings) -> FastAPI:
+    """The ASGI app; gRPC channels open in its lifespan (they belong to the server's event loop)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        backend = Backend(settings)
+        app.state.backend = backend
+        try:
+            yield
+        finally:
+            await backend.close()
+
+    app = FastAPI(
+        title="WeaverBird gateway",
+        version="1.0.0",
+        summary="Bilingual financial question answering with cited sources: HTTP and Server-Sent Events over "
+        "the WeaverBird gRPC services.",
+        lifespan=lifespan,
+        root_path=settings.root_path,
+    )
+    _install_error_handlers(app)
+
+    def backend(request: Request) -> Backend:
+        return request.app.state.backend  # type: ignore[no-any-return]
+
+    @app.post("/api/ask", tags=["answers"], responses={200: _ASK_STREAM_DOC, **_ERRORS}, response_class=Response)
+    async def ask(body: schemas.AskBody, request: Request) -> Response:
+        """Answers a question as a stream of Server-Sent Events (route, prompt, tokens, citations,
+        further reading, done). Errors found before the first event are HTTP errors."""
+        events = await backend(request).ask(convert.ask_request(body))
+        return StreamingResponse(
+            sse.stream(events),
+            media_type="text/event-stream",
+            # no-transform / X-Accel-Buffering: proxies (nginx Ingress) must pass each event on at once.
+            headers={"Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no"},
+        )
+
+    @app.post("/api/retrieve", tags=["answers"], responses=_ERRORS)
+    async def retrieve(body: schemas.AskBody, request: Request) -> schemas.RetrieveResult:
+        """The retrieval path only (route decision and ranked passages), without generation."""
+        reply = await backend(request).retrieve(convert.ask_request(body))
+        return schemas.RetrieveResult(
+            route=convert.route(reply.route), passages=[convert.citation(c) for c in reply.passages]
+        )
+
+    @app.post(
+        "/api/documents",
+        tags=["knowledge base"],
+        status_code=201,
+        responses={202: {"model": schemas.DocumentAdded, "description": "Queued (asynchronous)."}, **_ERRORS},
+    )
+    async def add_url(body: schemas.AddUrlBody, request: Request, response: Response) -> schemas.DocumentAdded:
+        """Saves a web page to the knowledge base: 201 once searchable, or 202 when queued through Kafka."""
+        reply = await backend(request).add_document(convert.add_url_request(body))
+        if reply.queued:
+            response.status_code = 202
+        return convert.document_added(reply)
+
+    @app.post(
+        "/api/documents/upload",
+        tags=["knowledge base"],
+        status_code=201,
+        openapi_extra=_UPLOAD_BODY,
+        responses={413: {"model": schemas.ErrorBody}, 415: {"model": schemas.ErrorBody}, **_ERRORS},
+    )
+    async def upload(request: Request) -> schemas.DocumentAdded:
+        """Adds an uploaded file (PDF, HTML, Markdown or text, up to GATEWAY_MAX_UPLOAD_MB) to the knowledge
+        base; replies once it is searchable."""
+        data, filename, _, fields = await _read_upload(request, settings.max_upload_bytes)
+        try:
+            meta = schemas.DocumentMeta.model_validate({k: v for k, v in fields.items() if v != ""})
+        except ValidationError as exc:
+            raise GatewayError(422, _validation_message(exc.errors()), "INVALID_ARGUMENT") from None
+        reply = await backend(request).add_document(convert.add_file_request(data, filename, meta))
+        return convert.document_added(reply)
+
+    @app.get("/healthz", tags=["operations"])
+    async def healthz() -> dict[str, str]:
+        """Liveness: the process answers."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["operations"], responses={503: {"description": "The orchestrator is not SERVING."}})
+    async def readyz(request: Request) -> JSONResponse:
+        """Readiness: the orchestrator's grpc.health.v1 status is SERVING."""
+        status = await backend(request).orchestrator_status()
+        ready = status == "SERVING"
+        return JSONResponse(
+            {"status": "ready" if ready else "not_ready", "orchestrator": status}, 200 if ready else 503
+        )
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(str(STATIC / "index.html"), media_type="text/html; charset=utf-8")
+
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    return app

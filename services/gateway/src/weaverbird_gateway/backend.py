@@ -1,0 +1,95 @@
+"""The gateway's gRPC side: channels to the orchestrator and the ingester, one method per HTTP action.
+
+Every failed call becomes a `GatewayError` with the matching HTTP status (errors.py); nothing here knows
+about HTTP requests, so it is tested against the real services without a web server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird_common.clients import open_channel
+
+from weaverbird_gateway import convert
+from weaverbird_gateway.errors import from_rpc_error
+from weaverbird_gateway.settings import GatewaySettings
+
+AskEvents = AsyncIterator[tuple[str, dict[str, Any]]]
+
+
+class Backend:
+    """Open with `await Backend.open(settings)` inside the server's event loop; `close()` at shutdown."""
+
+    def __init__(self, settings: GatewaySettings) -> None:
+        self._settings = settings
+        self._orchestrator = open_channel(settings.orchestrator_addr, max_message_mb=settings.max_message_mb)
+        self._ingester = open_channel(settings.ingester_addr, max_message_mb=settings.max_message_mb)
+        self._ask = orchestrator_pb2_grpc.OrchestratorServiceStub(self._orchestrator)
+        self._add = ingester_pb2_grpc.IngesterServiceStub(self._ingester)
+        self._health = health_pb2_grpc.HealthStub(self._orchestrator)
+
+    async def close(self) -> None:
+        await self._orchestrator.close()
+        await self._ingester.close()
+
+    def _error(self, exc: grpc.aio.AioRpcError, peer: str) -> Exception:
+        return from_rpc_error(exc, peer, retry_after_s=self._settings.retry_after_s)
+
+    async def ask(self, request: orchestrator_pb2.AskRequest) -> AskEvents:
+        """The answer as (event name, payload) pairs, after the first event has arrived.
+
+        The orchestrator validates before it sends anything, so waiting for the first event here turns a
+        bad question into an HTTP error status instead of an error in the middle of a 200 stream.
+        """
+        call = self._ask.AskStream(request, timeout=self._settings.ask_timeout_s)
+        try:
+            first = await call.read()
+        except grpc.aio.AioRpcError as exc:
+            raise self._error(exc, "orchestrator") from None
+        return _events(call, None if first is grpc.aio.EOF else first, self._settings.retry_after_s)
+
+    async def retrieve(self, request: orchestrator_pb2.AskRequest) -> orchestrator_pb2.RetrieveResponse:
+        try:
+            return await self._ask.Retrieve(request, timeout=self._settings.retrieve_timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise self._error(exc, "orchestrator") from None
+
+    async def add_document(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
+        try:
+            return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise self._error(exc, "ingester") from None
+
+    async def orchestrator_status(self) -> str:
+        """The orchestrator's grpc.health.v1 status name ("SERVING", ...), or why it could not be read."""
+        try:
+            reply = await self._health.Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=self._settings.ready_timeout_s
+            )
+        except grpc.aio.AioRpcError as exc:
+            return f"unreachable ({exc.code().name})"
+        return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+
+async def _events(call: Any, first: orchestrator_pb2.AskEvent | None, retry_after_s: int) -> AskEvents:
+    """The rest of the stream. A failure after the first event can no longer change the HTTP status, so
+    it becomes an `error` event; the call is cancelled when the client goes away."""
+    try:
+        if first is not None:
+            yield convert.ask_event(first)
+        while True:
+            try:
+                event = await call.read()
+            except grpc.aio.AioRpcError as exc:
+                error = from_rpc_error(exc, "orchestrator", retry_after_s=retry_after_s)
+                yield "error", error.body()
+                return
+            if event is grpc.aio.EOF:
+                return
+            yield convert.ask_event(event)
+    finally:
+        call.cancel()

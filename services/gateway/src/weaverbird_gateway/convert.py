@@ -1,0 +1,166 @@
+"""Requests to gRPC messages and gRPC messages to the JSON shapes of `schemas`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf.message import Message
+from weaverbird.v1 import common_pb2, ingester_pb2, orchestrator_pb2
+
+from weaverbird_gateway import schemas
+from weaverbird_gateway.errors import GatewayError
+
+_ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
+_ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
+_ORIGIN_PROTO = {value: key for key, value in _ORIGIN.items()}
+_CHECK = {
+    orchestrator_pb2.ANSWER_CHECK_SUPPORTED: "supported",
+    orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED: "unsupported",
+    orchestrator_pb2.ANSWER_CHECK_NO_NUMBERS: "no_numbers",
+    orchestrator_pb2.ANSWER_CHECK_REFUSED: "refused",
+}
+
+
+def _build(factory: type[Message], **fields: Any) -> Any:
+    """The message, or a 400 when a value cannot be put in it (e.g. a lone UTF-16 surrogate)."""
+    try:
+        return factory(**fields)
+    except (ValueError, TypeError, UnicodeError) as exc:
+        raise GatewayError(400, f"invalid request: {exc}", "INVALID_ARGUMENT") from None
+
+
+def ask_request(body: schemas.AskBody) -> orchestrator_pb2.AskRequest:
+    fields: dict[str, Any] = {
+        "question": body.question,
+        "conversation_id": body.conversation_id,
+        "temperature": body.temperature,
+        "max_tokens": body.max_tokens,
+    }
+    # Optional proto fields: unset means "deployment default", so only set what the client sent.
+    for name in ("top_k", "top_j", "threshold"):
+        value = getattr(body, name)
+        if value is not None:
+            fields[name] = value
+    if body.filters is not None:
+        given = body.filters.model_dump(exclude_none=True)
+        if "origin" in given:
+            given["origin"] = _ORIGIN_PROTO[given["origin"]]
+        if given:
+            fields["filter"] = _build(common_pb2.PayloadFilter, **given)
+    return _build(orchestrator_pb2.AskRequest, **fields)
+
+
+def add_url_request(body: schemas.AddUrlBody) -> ingester_pb2.AddDocumentRequest:
+    meta = _build(ingester_pb2.DocumentMetadata, **(body.metadata.model_dump() if body.metadata else {}))
+    return _build(ingester_pb2.AddDocumentRequest, url=body.url, asynchronous=body.asynchronous, metadata=meta)
+
+
+def add_file_request(data: bytes, filename: str, meta: schemas.DocumentMeta) -> ingester_pb2.AddDocumentRequest:
+    # `source` is the file name: the browser's path is not ours to know, and ids key on the name anyway.
+    return _build(
+        ingester_pb2.AddDocumentRequest,
+        data=data,
+        filename=filename,
+        source=filename,
+        metadata=_build(ingester_pb2.DocumentMetadata, **meta.model_dump()),
+    )
+
+
+def timings(t: orchestrator_pb2.StageTimings) -> schemas.Timings:
+    return schemas.Timings(
+        embed_ms=t.embed_ms,
+        local_search_ms=t.local_search_ms,
+        rerank_ms=t.rerank_ms,
+        web_search_ms=t.web_search_ms,
+        web_fetch_ms=t.web_fetch_ms,
+        web_embed_ms=t.web_embed_ms,
+        rank_ms=t.rank_ms,
+        first_token_ms=t.first_token_ms,
+        generate_ms=t.generate_ms,
+        total_ms=t.total_ms,
+    )
+
+
+def route(r: orchestrator_pb2.RouteEvent) -> schemas.RouteInfo:
+    applied: dict[str, str | int] = {}
+    for descriptor, value in r.filter.ListFields():
+        applied[descriptor.name] = _ORIGIN.get(value, "unspecified") if descriptor.name == "origin" else value
+    return schemas.RouteInfo(
+        route=_ROUTE.get(r.route, "unspecified"),  # type: ignore[arg-type]
+        best_local_score=r.best_local_score,
+        threshold=r.threshold,
+        top_k=r.top_k,
+        top_j=r.top_j,
+        web_status=r.web_status,
+        note=r.note,
+        filter=applied,
+        timings=timings(r.timings),
+        pages_fetched=r.pages_fetched,
+        pages_failed=r.pages_failed,
+        pages_timed_out=r.pages_timed_out,
+        documents_queued=r.documents_queued,
+    )
+
+
+def citation(c: orchestrator_pb2.Citation) -> schemas.Citation:
+    return schemas.Citation(
+        number=c.number,
+        title=c.title,
+        source=c.source,
+        page=c.page,
+        origin=_ORIGIN.get(c.origin, "unspecified"),  # type: ignore[arg-type]
+        score=c.score,
+        document_id=c.document_id,
+        text=c.text,
+        cited_in_answer=c.cited_in_answer,
+    )
+
+
+def prompt(p: orchestrator_pb2.PromptEvent) -> schemas.PromptInfo:
+    return schemas.PromptInfo(
+        prompt_tokens=p.prompt_tokens,
+        context_tokens=p.context_tokens,
+        context_tokens_full=p.context_tokens_full,
+        passages_used=list(p.passages_used),
+    )
+
+
+def done(d: orchestrator_pb2.AnswerDone) -> schemas.DoneInfo:
+    return schemas.DoneInfo(
+        finish_reason=d.finish_reason,
+        prompt_tokens=d.prompt_tokens,
+        completion_tokens=d.completion_tokens,
+        cached_tokens=d.cached_tokens,
+        model_id=d.model_id,
+        timings=timings(d.timings),
+        conversation_id=d.conversation_id,
+        answer_check=_CHECK.get(d.answer_check, "unspecified"),  # type: ignore[arg-type]
+        unsupported_numbers=list(d.unsupported_numbers),
+        answer_cites_passages=d.answer_cites_passages,
+        replacement_answer=d.replacement_answer,
+    )
+
+
+def ask_event(event: orchestrator_pb2.AskEvent) -> tuple[str, dict[str, Any]]:
+    """(SSE event name, JSON payload) of one AskStream message; names are the proto's oneof names."""
+    kind = event.WhichOneof("event")
+    if kind == "route":
+        return kind, route(event.route).model_dump()
+    if kind == "prompt":
+        return kind, prompt(event.prompt).model_dump()
+    if kind == "token":
+        return kind, {"text": event.token}
+    if kind == "citations":
+        return kind, {"citations": [citation(c).model_dump() for c in event.citations.citations]}
+    if kind == "further_reading":
+        return kind, {"passages": [citation(c).model_dump() for c in event.further_reading.passages]}
+    if kind == "done":
+        return kind, done(event.done).model_dump()
+    # A newer orchestrator may add events (additive API): pass the name on, clients ignore what they don't know.
+    return kind or "unknown", {}
+
+
+def document_added(reply: ingester_pb2.AddDocumentResponse) -> schemas.DocumentAdded:
+    return schemas.DocumentAdded(
+        document_id=reply.document_id, title=reply.title, pages=reply.pages, chunks=reply.chunks, queued=reply.queued
+    )

@@ -1,0 +1,163 @@
+"""JSON shapes of the HTTP API (requests and responses); FastAPI documents them in /docs.
+
+Field names follow the gRPC messages so a client can read the .proto comments for meaning; enums become
+short lower-case words ("local", "web", "supported").
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# Values must fit the int32 fields of the gRPC messages; ranges that matter are checked by the services.
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+
+
+class _Strict(BaseModel):
+    """Unknown fields are refused (422), so a misspelt "topk" is not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class Filters(_Strict):
+    """Exact-match conditions on the passages searched, ANDed; unset fields do not filter. When no
+    filter is given, the orchestrator takes company / year / quarter from the question itself."""
+
+    company: str | None = None
+    year: Int32 | None = None
+    quarter: Int32 | None = None
+    language: str | None = Field(None, description='"en" or "zh".')
+    doc_type: str | None = Field(None, description='"10K", "10Q", "EARNINGS", ...')
+    origin: Literal["local", "web"] | None = None
+    document_id: str | None = None
+
+
+class AskBody(_Strict):
+    """A question with the paper's three knobs: K, J and c."""
+
+    question: str = Field(description="1..2000 characters, English or Chinese.")
+    top_k: Int32 | None = Field(None, description="K: passages retrieved per source; unset = deployment default.")
+    top_j: Int32 | None = Field(None, description="J: passages given to the model (<= K); the rest is further reading.")
+    threshold: float | None = Field(
+        None, description="c in [-1, 1]: the web is consulted when the best local score is below it."
+    )
+    filters: Filters | None = None
+    conversation_id: str = Field("", description="Echoed back in the done event.")
+    temperature: float = Field(0.0, description="0 = generator default.")
+    max_tokens: Int32 = Field(0, description="0 = generator default.")
+
+
+class DocumentMeta(_Strict):
+    """Overrides what the ingester reads from the document itself."""
+
+    title: str = ""
+    company: str = ""
+    year: Int32 = 0
+    quarter: Int32 = 0
+    language: str = Field("", description='"en", "zh" or "" (detect).')
+    published_date: str = Field("", description="ISO 8601 date.")
+
+
+class AddUrlBody(_Strict):
+    """Save a web page to the knowledge base."""
+
+    url: str = Field(description="http(s) URL on the public internet.")
+    asynchronous: bool = Field(
+        False, description="Queue it through Kafka (202) instead of waiting until searchable (201)."
+    )
+    metadata: DocumentMeta | None = None
+
+
+class DocumentAdded(BaseModel):
+    document_id: str
+    title: str
+    pages: int
+    chunks: int
+    queued: bool
+
+
+class Timings(BaseModel):
+    """Milliseconds per stage."""
+
+    embed_ms: float
+    local_search_ms: float
+    rerank_ms: float
+    web_search_ms: float
+    web_fetch_ms: float
+    web_embed_ms: float
+    rank_ms: float
+    first_token_ms: float
+    generate_ms: float
+    total_ms: float
+
+
+class RouteInfo(BaseModel):
+    """How the question was routed: local when the best local score >= c and the KB covers it."""
+
+    route: Literal["local", "web", "unspecified"]
+    best_local_score: float
+    threshold: float
+    top_k: int
+    top_j: int
+    web_status: str
+    note: str
+    filter: dict[str, str | int]
+    timings: Timings
+    pages_fetched: int
+    pages_failed: int
+    pages_timed_out: int
+    documents_queued: int
+
+
+class Citation(BaseModel):
+    """A passage, citable as [number]: `source` is a URL (web) or a file path (local), `page` 1-based or 0."""
+
+    number: int
+    title: str
+    source: str
+    page: int
+    origin: Literal["local", "web", "unspecified"]
+    score: float
+    document_id: str
+    text: str
+    cited_in_answer: bool
+
+
+class PromptInfo(BaseModel):
+    """What the model is about to read (its size is the wait for the first token on a CPU)."""
+
+    prompt_tokens: int
+    context_tokens: int
+    context_tokens_full: int
+    passages_used: list[int]
+
+
+class DoneInfo(BaseModel):
+    """Last event. When `replacement_answer` is set the answer was withheld (a figure is in no cited
+    passage): show it instead of the text streamed so far."""
+
+    finish_reason: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    model_id: str
+    timings: Timings
+    conversation_id: str
+    answer_check: Literal["supported", "unsupported", "no_numbers", "refused", "unspecified"]
+    unsupported_numbers: list[str]
+    answer_cites_passages: bool
+    replacement_answer: str
+
+
+class RetrieveResult(BaseModel):
+    route: RouteInfo
+    passages: list[Citation]
+
+
+class ErrorBody(BaseModel):
+    """Every error: the service's message, the gRPC code name (or an HTTP reason) and the HTTP status."""
+
+    detail: str
+    code: str
+    status: int

@@ -1,0 +1,39 @@
+"""Gateway settings (env prefix GATEWAY_): where it listens, which services it calls, upload limits."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GatewaySettings(BaseSettings):
+    """Read once at start; every field has a GATEWAY_<NAME> variable."""
+
+    model_config = SettingsConfigDict(env_prefix="GATEWAY_", extra="ignore", env_file=None)
+
+    host: str = Field("127.0.0.1", description="Interface the HTTP server binds to (0.0.0.0 in a pod).")
+    port: int = Field(8080, ge=0, le=65535, description="HTTP port; 0 picks a free port.")
+    log_level: str = Field("INFO", description="Python logging level.")
+    orchestrator_addr: str = Field(description="Orchestrator host:port (gRPC).")
+    ingester_addr: str = Field(description="Ingester host:port (gRPC).")
+    max_upload_mb: float = Field(
+        50.0,
+        gt=0,
+        description="Largest file POST /api/documents/upload accepts, in MiB (keep <= INGESTER_MAX_DOCUMENT_MB).",
+    )
+    ask_timeout_s: float = Field(600.0, gt=0, description="Deadline of one streamed answer (CPU models are slow).")
+    retrieve_timeout_s: float = Field(30.0, gt=0, description="Deadline of one Retrieve call.")
+    add_timeout_s: float = Field(300.0, gt=0, description="Deadline of one AddDocument call (a large PDF takes time).")
+    ready_timeout_s: float = Field(2.0, gt=0, description="Deadline of the orchestrator health check behind /readyz.")
+    retry_after_s: int = Field(
+        1, ge=1, description="Retry-After sent with 429 when the service gave no hint of its own."
+    )
+    max_message_mb: int = Field(64, ge=4, le=512, description="Largest gRPC message sent or received, in MiB.")
+    shutdown_grace_s: float = Field(5.0, ge=0, description="Seconds open requests get after SIGTERM.")
+    root_path: str = Field(
+        "", description="Path prefix when served behind a proxy under a sub-path (e.g. /weaverbird)."
+    )
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return int(self.max_upload_mb * 1024 * 1024)

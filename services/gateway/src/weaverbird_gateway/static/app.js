@@ -1,0 +1,417 @@
+// WeaverBird web page: chat over POST api/ask (Server-Sent Events), saving pages and uploading files.
+// Plain browser JavaScript, no build step and no dependencies. Text from the server is always inserted
+// as text (textContent), never as HTML.
+"use strict";
+
+const TEXT = {
+  en: {
+    skip: "Skip to the question",
+    tagline: "Financial questions in English or Chinese, answered with cited sources",
+    tabChat: "Chat", tabAdd: "Add to knowledge base", tabKb: "Knowledge base",
+    questionLabel: "Your question",
+    questionPlaceholder: "e.g. What was Northwind Robotics' revenue in fiscal 2024?",
+    ask: "Ask", askHint: "Enter sends; Shift+Enter starts a new line.",
+    settings: "Settings", kLabel: "passages retrieved", jLabel: "passages the model reads",
+    cLabel: "web-search threshold", cPlaceholder: "default",
+    addUrlTitle: "Save a web page", urlLabel: "Page address (URL)",
+    asyncLabel: "Queue it (asynchronous, through Kafka)", save: "Save to knowledge base",
+    uploadTitle: "Upload a file", fileLabel: "PDF, HTML, Markdown or text file", upload: "Upload",
+    kbSoon: "Browsing and pruning the knowledge base arrives with the knowledge-base API.",
+    sources: "Sources", further: "Further reading",
+    searching: "Searching…", reading: (n) => `The model is reading ${n} prompt tokens…`,
+    writing: "Writing…", showPassage: "Show passage", page: "page", score: "score",
+    saveKb: "Save to KB", saving: "Saving…",
+    saved: (r) => r.queued ? `Queued (${r.document_id})` : `Saved: ${r.chunks} chunks (${r.document_id})`,
+    withheld: (nums) => `The generated answer was withheld: its figures (${nums}) are not in the passages it cites.`,
+    refused: "No relevant evidence was found; the model was not asked.",
+    best: "best", first: "first token", total: "total", tokens: "tokens",
+    routeLocal: "local", routeWeb: "web", failed: "Failed",
+  },
+  zh: {
+    skip: "跳到提问",
+    tagline: "用中文或英文提问金融问题，答案附带引用来源",
+    tabChat: "问答", tabAdd: "添加到知识库", tabKb: "知识库",
+    questionLabel: "你的问题",
+    questionPlaceholder: "例如：青松新能源2024年的营业收入是多少？",
+    ask: "提问", askHint: "回车发送；Shift+回车换行。",
+    settings: "设置", kLabel: "检索段落数", jLabel: "模型阅读段落数",
+    cLabel: "网络搜索阈值", cPlaceholder: "默认",
+    addUrlTitle: "保存网页", urlLabel: "网页地址（URL）",
+    asyncLabel: "排队处理（异步，经 Kafka）", save: "保存到知识库",
+    uploadTitle: "上传文件", fileLabel: "PDF、HTML、Markdown 或文本文件", upload: "上传",
+    kbSoon: "浏览和删除知识库文档的功能将随知识库接口一起提供。",
+    sources: "来源", further: "延伸阅读",
+    searching: "检索中…", reading: (n) => `模型正在阅读 ${n} 个提示词元…`,
+    writing: "生成中…", showPassage: "查看段落", page: "第", score: "得分",
+    saveKb: "存入知识库", saving: "保存中…",
+    saved: (r) => r.queued ? `已排队（${r.document_id}）` : `已保存：${r.chunks} 个片段（${r.document_id}）`,
+    withheld: (nums) => `生成的答案已被拦截：其中的数字（${nums}）不在所引用的段落中。`,
+    refused: "未找到相关证据，未调用模型。",
+    best: "最高分", first: "首词元", total: "总计", tokens: "词元",
+    routeLocal: "本地", routeWeb: "网络", failed: "失败",
+  },
+};
+
+let lang = "en";
+const t = (key, ...args) => {
+  const value = TEXT[lang][key] ?? TEXT.en[key];
+  return typeof value === "function" ? value(...args) : value;
+};
+const $ = (selector, root = document) => root.querySelector(selector);
+let turnCount = 0;
+
+// ---------------------------------------------------------------- interface language and tabs
+
+function applyLanguage(next) {
+  lang = next;
+  document.documentElement.lang = next === "zh" ? "zh-CN" : "en";
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const button of document.querySelectorAll(".lang button")) {
+    button.setAttribute("aria-pressed", String(button.dataset.lang === next));
+  }
+}
+
+function selectTab(tab, focus) {
+  for (const other of document.querySelectorAll('[role="tab"]')) {
+    const selected = other === tab;
+    other.setAttribute("aria-selected", String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    document.getElementById(other.getAttribute("aria-controls")).hidden = !selected;
+  }
+  if (focus) tab.focus();
+}
+
+function setUpTabs() {
+  const tabs = [...document.querySelectorAll('[role="tab"]')];
+  tabs.forEach((tab, i) => {
+    tab.addEventListener("click", () => selectTab(tab, false));
+    // Arrow keys move between tabs (the WAI-ARIA tabs pattern); Tab moves into the panel.
+    tab.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+      if (step) {
+        event.preventDefault();
+        selectTab(tabs[(i + step + tabs.length) % tabs.length], true);
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------- HTTP helpers
+
+async function errorMessage(response) {
+  try {
+    const body = await response.json();
+    return `${response.status}: ${body.detail ?? response.statusText}`;
+  } catch {
+    return `${response.status}: ${response.statusText}`;
+  }
+}
+
+async function postJson(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(await errorMessage(response));
+  return response.json();
+}
+
+// Reads a text/event-stream body and calls onEvent(name, data) per event (EventSource is GET-only).
+async function readEvents(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value.replace(/\r\n/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let name = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) name = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+    }
+  }
+}
+
+// ---------------------------------------------------------------- rendering an answer
+
+function numberOrNull(input) {
+  const value = input.value.trim();
+  return value === "" ? null : Number(value);
+}
+
+function ms(value) {
+  return value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
+}
+
+// The answer text with each [n] turned into a link to source n of this turn.
+function renderAnswer(container, text, turnId) {
+  container.replaceChildren();
+  let last = 0;
+  for (const match of text.matchAll(/\[(\d{1,2})\]/g)) {
+    container.append(text.slice(last, match.index));
+    const link = document.createElement("a");
+    link.className = "cite";
+    link.href = `#${turnId}-src-${match[1]}`;
+    link.textContent = match[0];
+    link.setAttribute("aria-label", `source ${match[1]}`);
+    container.append(link);
+    last = match.index + match[0].length;
+  }
+  container.append(text.slice(last));
+}
+
+function renderRoute(badge, route) {
+  const local = route.route === "local";
+  const relation = route.best_local_score >= route.threshold ? "≥" : "<";
+  const timings = route.timings;
+  const stages = [
+    ["embed", timings.embed_ms], ["search", timings.local_search_ms], ["rerank", timings.rerank_ms],
+    ["web search", timings.web_search_ms], ["fetch", timings.web_fetch_ms], ["rank", timings.rank_ms],
+  ].filter(([, value]) => value >= 0.5).map(([name, value]) => `${name} ${ms(value)}`);
+  badge.dataset.route = route.route;
+  badge.replaceChildren();
+  const label = document.createElement("strong");
+  label.className = "route-name";
+  label.textContent = local ? t("routeLocal") : t("routeWeb");
+  const score = document.createElement("span");
+  score.className = "route-score";
+  score.textContent = `${t("best")} ${route.best_local_score.toFixed(3)} ${relation} c ${route.threshold.toFixed(3)} · K ${route.top_k} · J ${route.top_j}`;
+  const detail = document.createElement("span");
+  detail.className = "route-timings";
+  detail.textContent = [...stages, route.web_status !== "not_needed" ? `web: ${route.web_status}` : ""]
+    .filter(Boolean).join(" · ");
+  badge.append(label, score, detail);
+  if (route.note) {
+    const note = document.createElement("span");
+    note.className = "route-note";
+    note.textContent = route.note;
+    badge.append(note);
+  }
+  badge.title = local ? "Answered from the knowledge base" : "The web was consulted";
+  badge.hidden = false;
+}
+
+function saveButton(url) {
+  const wrap = document.createElement("span");
+  wrap.className = "save";
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "save-kb";
+  button.textContent = t("saveKb");
+  const status = document.createElement("span");
+  status.className = "save-status";
+  status.setAttribute("role", "status");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = t("saving");
+    try {
+      status.textContent = t("saved", await postJson("api/documents", { url }));
+    } catch (error) {
+      status.textContent = `${t("failed")}: ${error.message}`;
+      button.disabled = false;
+    }
+  });
+  wrap.append(button, status);
+  return wrap;
+}
+
+function passageItem(passage, turnId) {
+  const item = document.createElement("li");
+  item.id = `${turnId}-src-${passage.number}`;
+  item.value = passage.number;
+  item.className = passage.cited_in_answer ? "passage cited" : "passage";
+  item.dataset.origin = passage.origin;
+  item.tabIndex = -1; // a [n] link moves focus here
+  const title = document.createElement("span");
+  title.className = "passage-title";
+  title.textContent = passage.title || passage.source;
+  const where = document.createElement(/^https?:\/\//.test(passage.source) ? "a" : "span");
+  where.className = "passage-source";
+  if (where.tagName === "A") {
+    where.href = passage.source;
+    where.target = "_blank";
+    where.rel = "noopener noreferrer";
+  }
+  where.textContent = passage.source + (passage.page ? `, ${t("page")} ${passage.page}` : "");
+  const meta = document.createElement("span");
+  meta.className = "passage-meta";
+  meta.textContent = `${passage.origin} · ${t("score")} ${passage.score.toFixed(3)}`;
+  const text = document.createElement("details");
+  const summary = document.createElement("summary");
+  summary.textContent = t("showPassage");
+  const quote = document.createElement("blockquote");
+  quote.textContent = passage.text;
+  text.append(summary, quote);
+  item.append(title, " — ", where, " ", meta);
+  if (passage.origin === "web" && /^https?:\/\//.test(passage.source)) item.append(" ", saveButton(passage.source));
+  item.append(text);
+  return item;
+}
+
+function doneLine(done) {
+  if (done.answer_check === "refused") return `${t("refused")} · ${t("total")} ${ms(done.timings.total_ms)}`;
+  return [
+    done.model_id, `${done.completion_tokens} ${t("tokens")}`,
+    `${t("first")} ${ms(done.timings.first_token_ms)}`, `${t("total")} ${ms(done.timings.total_ms)}`,
+  ].filter(Boolean).join(" · ");
+}
+
+// ---------------------------------------------------------------- asking
+
+async function ask(question) {
+  const turnId = `turn-${++turnCount}`;
+  const turn = $("#answer-template").content.firstElementChild.cloneNode(true);
+  turn.id = turnId;
+  for (const el of turn.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  $(".asked", turn).textContent = question;
+  const answer = $(".answer", turn);
+  answer.lang = /[\u3400-\u9fff]/.test(question) ? "zh-CN" : "en";
+  const progress = $(".progress", turn);
+  progress.textContent = t("searching");
+  $("#conversation").append(turn);
+  turn.scrollIntoView({ block: "end" });
+
+  let text = "";
+  const body = {
+    question,
+    top_k: numberOrNull($("#top-k")),
+    top_j: numberOrNull($("#top-j")),
+    threshold: numberOrNull($("#threshold")),
+  };
+  const showError = (message) => {
+    const error = $(".error", turn);
+    error.textContent = message;
+    error.hidden = false;
+  };
+  try {
+    const response = await fetch("api/ask", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(await errorMessage(response));
+    await readEvents(response, (name, data) => {
+      if (name === "route") renderRoute($(".route-badge", turn), data);
+      else if (name === "prompt") progress.textContent = t("reading", data.prompt_tokens);
+      else if (name === "token") {
+        progress.textContent = t("writing");
+        text += data.text;
+        renderAnswer(answer, text, turnId);
+      } else if (name === "citations" && data.citations.length) {
+        $(".citations", turn).replaceChildren(...data.citations.map((c) => passageItem(c, turnId)));
+        $(".sources", turn).hidden = false;
+      } else if (name === "further_reading" && data.passages.length) {
+        $(".further-list", turn).replaceChildren(...data.passages.map((c) => passageItem(c, turnId)));
+        $(".further", turn).hidden = false;
+      } else if (name === "done") {
+        if (data.replacement_answer) {
+          // The streamed text is not to be shown: its figures are in no cited passage.
+          renderAnswer(answer, data.replacement_answer, turnId);
+          const withheld = $(".withheld", turn);
+          withheld.textContent = t("withheld", data.unsupported_numbers.join(", "));
+          withheld.hidden = false;
+        } else if (!text && data.answer_check === "refused") {
+          renderAnswer(answer, t("refused"), turnId);
+        }
+        $(".done-line", turn).textContent = doneLine(data);
+        const stages = $(".route-timings", turn);
+        if (stages && data.timings.first_token_ms > 0) {
+          stages.textContent += ` · ${t("first")} ${ms(data.timings.first_token_ms)} · ${t("total")} ${ms(data.timings.total_ms)}`;
+        }
+        turn.dataset.done = "true";
+      } else if (name === "error") showError(data.detail);
+    });
+  } catch (error) {
+    showError(error.message);
+  } finally {
+    progress.textContent = "";
+    turn.dataset.finished = "true";
+  }
+}
+
+function setUpChat() {
+  const form = $("#ask-form");
+  const question = $("#question");
+  const button = $("#ask-button");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const text = question.value.trim();
+    if (!text || button.disabled) return;
+    button.disabled = true;
+    question.value = "";
+    try {
+      await ask(text);
+    } finally {
+      button.disabled = false;
+      question.focus();
+    }
+  });
+  question.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault(); // an IME composing Chinese uses Enter to confirm, so only plain Enter sends
+      form.requestSubmit();
+    }
+  });
+  // A [n] link scrolls to its source and moves focus there, so keyboard users land on it too.
+  $("#conversation").addEventListener("click", (event) => {
+    const link = event.target.closest("a.cite");
+    if (!link) return;
+    const target = document.getElementById(link.hash.slice(1));
+    if (target) {
+      event.preventDefault();
+      target.scrollIntoView({ block: "center" });
+      target.focus();
+    }
+  });
+}
+
+// ---------------------------------------------------------------- adding documents
+
+function setUpAdd() {
+  $("#url-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const status = $("#url-status");
+    status.textContent = t("saving");
+    try {
+      const reply = await postJson("api/documents", { url: $("#url").value.trim(), asynchronous: $("#url-async").checked });
+      status.textContent = t("saved", reply);
+    } catch (error) {
+      status.textContent = `${t("failed")}: ${error.message}`;
+    }
+  });
+  $("#upload-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const status = $("#upload-status");
+    const file = $("#file").files[0];
+    if (!file) return;
+    status.textContent = t("saving");
+    const form = new FormData();
+    form.append("file", file);
+    try {
+      const response = await fetch("api/documents/upload", { method: "POST", body: form });
+      if (!response.ok) throw new Error(await errorMessage(response));
+      status.textContent = t("saved", await response.json());
+    } catch (error) {
+      status.textContent = `${t("failed")}: ${error.message}`;
+    }
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const button of document.querySelectorAll(".lang button")) {
+    button.addEventListener("click", () => applyLanguage(button.dataset.lang));
+  }
+  setUpTabs();
+  setUpChat();
+  setUpAdd();
+  applyLanguage((navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en");
+});

@@ -1,0 +1,159 @@
+"""README's demo questions asked through the web page in headless Chromium: the answer streams with the right
+figure, numbered citations link to their sources and show the passage, the route badge shows the route,
+and the page works from the keyboard alone. Screenshots go to benchmarks/results/screenshots/."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fixtures.web_servers import AURORA_PATH, PageServer, SearchHit, SearchServer
+
+try:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        raise  # in CI the browser test must run
+    pytest.skip("selenium is not installed: pip install -r requirements/browser.txt", allow_module_level=True)
+
+pytestmark = [pytest.mark.integration, pytest.mark.browser]
+
+# README "Two commands" (the same questions and figures as tests/integration/test_demo_answers.py).
+ENGLISH = ("What was Northwind Robotics' revenue in fiscal 2024?", "1,284.6", "en-northwind-robotics-fy2024.md")
+CHINESE = ("青松新能源2024年的营业收入是多少？", "86.47", "zh-qingsong-new-energy-2024.md")
+ANSWER_TIMEOUT_S = 600  # the default model on a shared 2-core CPU
+
+
+def finished_turn(driver: Any, number: int) -> Any:
+    """The page's answer card `number` once its stream has ended."""
+    WebDriverWait(driver, ANSWER_TIMEOUT_S).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, f'#turn-{number}[data-finished="true"]')
+    )
+    return driver.find_element(By.ID, f"turn-{number}")
+
+
+def tab_to(driver: Any, element_id: str, most: int = 8) -> bool:
+    """Presses Tab until `element_id` has the focus (True) or `most` presses did not get there."""
+    for _ in range(most):
+        driver.switch_to.active_element.send_keys(Keys.TAB)
+        if driver.switch_to.active_element.get_attribute("id") == element_id:
+            return True
+    return False
+
+
+def check_answer(driver: Any, turn: Any, figure: str, note: str) -> None:
+    error = turn.find_element(By.CSS_SELECTOR, ".error")
+    assert not error.is_displayed(), error.text
+    answer = turn.find_element(By.CSS_SELECTOR, ".answer").text
+    assert figure in answer, answer
+    assert turn.get_attribute("data-done") == "true"
+
+    badge = turn.find_element(By.CSS_SELECTOR, ".route-badge")
+    assert badge.is_displayed() and badge.get_attribute("data-route") == "local"
+    assert badge.find_element(By.CSS_SELECTOR, ".route-name").text.lower() in ("local", "本地")
+    assert "≥ c 0.103" in badge.text and "embed" in badge.text, badge.text  # best score vs the calibrated c
+
+    # [n] in the answer are links to source n, which names the demo note and shows the passage.
+    links = turn.find_elements(By.CSS_SELECTOR, ".answer a.cite")
+    assert links, f"no citation link in {answer!r}"
+    sources = turn.find_elements(By.CSS_SELECTOR, ".citations li")
+    assert sources and all(s.is_displayed() for s in sources)
+    target_id = links[0].get_attribute("href").split("#", 1)[1]
+    target = turn.find_element(By.ID, target_id)
+    assert note in target.find_element(By.CSS_SELECTOR, ".passage-source").text
+    links[0].click()
+    assert driver.switch_to.active_element.get_attribute("id") == target_id  # focus follows the link
+    passage = target.find_element(By.CSS_SELECTOR, "blockquote")
+    assert not passage.is_displayed()
+    target.find_element(By.CSS_SELECTOR, "summary").send_keys(Keys.ENTER)  # the keyboard opens it too
+    assert passage.is_displayed() and figure in passage.text
+
+
+def test_english_demo_question_streams_a_cited_answer(browser: Any, gateway_url: str, screenshots: Path) -> None:
+    question, figure, note = ENGLISH
+    browser.get(gateway_url + "/")
+    browser.find_element(By.ID, "question").send_keys(question)
+    browser.find_element(By.ID, "ask-button").click()
+    turn = finished_turn(browser, 1)
+    check_answer(browser, turn, figure, note)
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(screenshots / "chat-en.png"))
+
+
+def test_chinese_demo_question_sent_with_the_keyboard_only(browser: Any, gateway_url: str, screenshots: Path) -> None:
+    question, figure, note = CHINESE
+    browser.get(gateway_url + "/")
+    assert browser.switch_to.active_element.tag_name == "body"  # nothing focused yet, as after loading
+    # From the top of the page with no mouse: Tab to the 中文 button and Enter switches the interface,
+    # Tab goes on to the question box, Enter sends it.
+    assert tab_to(browser, "lang-zh"), "Tab never reached the language switch"
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    assert browser.find_element(By.CSS_SELECTOR, 'label[for="question"]').text == "你的问题"
+    assert tab_to(browser, "question"), "Tab never reached the question"
+    browser.switch_to.active_element.send_keys(question + Keys.ENTER)
+    turn = finished_turn(browser, 1)
+    check_answer(browser, turn, figure, note)
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(screenshots / "chat-zh.png"))
+
+    # Phone width: one column, the answer still readable without horizontal scrolling.
+    browser.set_window_size(390, 1100)
+    width = browser.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390, f"page is {width}px wide on a 390px screen"
+    browser.save_screenshot(str(screenshots / "chat-phone.png"))
+    browser.set_window_size(1280, 1100)
+
+
+def test_settings_tabs_and_add_panel_work_from_the_keyboard(browser: Any, gateway_url: str) -> None:
+    browser.get(gateway_url + "/")
+    for field, value in (("top-k", "5"), ("top-j", "3")):
+        box = browser.find_element(By.ID, field)
+        label = browser.find_element(By.CSS_SELECTOR, f'label[for="{field}"]')
+        assert box.get_attribute("value") == value and label.text
+    tab = browser.find_element(By.ID, "tab-chat")
+    tab.send_keys(Keys.ARROW_RIGHT)
+    assert browser.switch_to.active_element.get_attribute("id") == "tab-add"
+    assert browser.find_element(By.ID, "panel-add").is_displayed()
+    assert not browser.find_element(By.ID, "panel-chat").is_displayed()
+    url = browser.find_element(By.ID, "url")
+    url.send_keys("http://127.0.0.1:9/private.html" + Keys.ENTER)  # Enter submits the form
+    status = browser.find_element(By.ID, "url-status")
+    WebDriverWait(browser, 60).until(lambda d: "400" in status.text)
+    assert "127.0.0.1" in status.text  # the ingester's SSRF refusal, shown as it said it
+    browser.find_element(By.ID, "tab-add").send_keys(Keys.ARROW_RIGHT)
+    assert browser.find_element(By.ID, "panel-kb").is_displayed()  # the placeholder for the KB browser
+
+
+def test_a_web_source_is_saved_to_the_knowledge_base(
+    browser: Any, gateway_url: str, web_search_server: SearchServer, web_page_server: PageServer, screenshots: Path
+) -> None:
+    aurora = web_page_server.url(AURORA_PATH)
+    web_search_server.set_results({"aurora tidal": [SearchHit(aurora, "Aurora Tidal Power FY2025 results")]})
+    browser.get(gateway_url + "/")
+    browser.find_element(By.ID, "question").send_keys(
+        "What was Aurora Tidal Power's revenue in fiscal year 2025?" + Keys.ENTER
+    )
+    turn = finished_turn(browser, 1)
+    assert turn.find_element(By.CSS_SELECTOR, ".route-badge").get_attribute("data-route") == "web"
+    web = turn.find_elements(By.CSS_SELECTOR, '.citations li[data-origin="web"]')
+    assert web, turn.text
+    link = web[0].find_element(By.CSS_SELECTOR, "a.passage-source")
+    assert link.get_attribute("href") == aurora and link.get_attribute("target") == "_blank"
+    web[0].find_element(By.CSS_SELECTOR, "button.save-kb").click()
+    status = web[0].find_element(By.CSS_SELECTOR, ".save-status")
+    WebDriverWait(browser, 120).until(lambda d: "chunks" in status.text or "Failed" in status.text)
+    assert status.text.startswith("Saved:"), status.text
+    browser.save_screenshot(str(screenshots / "chat-web-saved.png"))
+
+    document_id = status.text.rsplit("(", 1)[1].rstrip(")")
+    found = httpx.post(
+        f"{gateway_url}/api/retrieve",
+        json={"question": "Aurora Tidal Power revenue", "filters": {"document_id": document_id}},
+        timeout=60,
+    ).json()
+    assert found["passages"] and all(p["source"] == aurora for p in found["passages"])

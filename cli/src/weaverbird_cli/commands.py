@@ -21,6 +21,7 @@ from weaverbird.v1 import (
 
 from weaverbird_cli import render
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, KafkaBroker, start_broker, stop_broker
+from weaverbird_cli.gateway import GatewayProcess
 from weaverbird_cli.progress import Status
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
@@ -227,7 +228,7 @@ def up(settings: CliSettings) -> int:
                 f"{broker.bootstrap_servers} (logs in {logs})",
                 flush=True,
             )
-            return _run_stack(config, restart_policy(settings), broker)
+            return _run_stack(config, restart_policy(settings), broker, settings.gateway_port, logs)
         finally:
             stop_broker(broker)
     except KeyboardInterrupt:
@@ -235,31 +236,53 @@ def up(settings: CliSettings) -> int:
         return 0
 
 
-def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker) -> int:
+def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker, gateway_port: int, logs: Path) -> int:
     with LocalStack(config, restart_policy=policy) as stack:
         if kb_points(stack.config.addr("retriever")) == 0:
             print("loading the demo knowledge base ...", flush=True)
             ingest([str(DEMO_KB)], stack.config.addr("ingester"))
+        gateway = None
+        if gateway_port:
+            gateway = GatewayProcess(
+                gateway_port, stack.config.addr("orchestrator"), stack.config.addr("ingester"), logs / "gateway.log"
+            )
+            try:
+                gateway.start()
+            except RuntimeError as exc:
+                # The gRPC stack and the CLI work without the page (e.g. its port is taken): say so, go on.
+                print(f"warning: web page not started: {exc}", file=sys.stderr, flush=True)
+                gateway = None
+        try:
+            return _serve(broker, gateway)
+        finally:
+            if gateway is not None:
+                gateway.stop()
+
+
+def _serve(broker: KafkaBroker, gateway: GatewayProcess | None) -> int:
+    """Prints how to use the running stack, then waits for Ctrl-C, reporting a broker that dies."""
+    if gateway is not None:
+        print(f"\nWeb page and HTTP API: {gateway.url} (API docs at {gateway.url}docs)", flush=True)
+    print(
+        "\nWeaverBird is running. In another terminal:\n"
+        '  .venv/bin/weaverbird ask "What was Northwind Robotics\' revenue in fiscal 2024?"\n'
+        '  .venv/bin/weaverbird ask "青松新能源2024年的净利润是多少？"\n'
+        "  .venv/bin/weaverbird ingest ../shared/data/financebench/pdfs/\n"
+        "Press Ctrl-C to stop.",
+        flush=True,
+    )
+    try:
+        while broker.process.poll() is None:
+            time.sleep(1)
+        # Tansu keeps topics in memory: restarting it would bring back an empty queue, so say so.
         print(
-            "\nWeaverBird is running. In another terminal:\n"
-            '  .venv/bin/weaverbird ask "What was Northwind Robotics\' revenue in fiscal 2024?"\n'
-            '  .venv/bin/weaverbird ask "青松新能源2024年的净利润是多少？"\n'
-            "  .venv/bin/weaverbird ingest ../shared/data/financebench/pdfs/\n"
-            "Press Ctrl-C to stop.",
+            f"the Kafka broker {describe_exit(broker.process.returncode)}; queued ingest messages are lost "
+            "and `weaverbird add --async` fails until the stack is restarted (Ctrl-C, then `weaverbird up`)",
+            file=sys.stderr,
             flush=True,
         )
-        try:
-            while broker.process.poll() is None:
-                time.sleep(1)
-            # Tansu keeps topics in memory: restarting it would bring back an empty queue, so say so.
-            print(
-                f"the Kafka broker {describe_exit(broker.process.returncode)}; queued ingest messages are lost "
-                "and `weaverbird add --async` fails until the stack is restarted (Ctrl-C, then `weaverbird up`)",
-                file=sys.stderr,
-                flush=True,
-            )
-            while True:
-                time.sleep(1)
-        except KeyboardInterrupt:
-            print("\nstopping ...", flush=True)
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        print("\nstopping ...", flush=True)
     return 0

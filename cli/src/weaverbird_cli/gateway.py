@@ -1,0 +1,65 @@
+"""Runs the HTTP gateway (web page + JSON API) beside the local stack for `weaverbird up`.
+
+The gateway speaks HTTP, not gRPC, so it is started after the gRPC services are healthy and checked
+through its own /healthz instead of the gRPC health service.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+
+class GatewayProcess:
+    """`python -m weaverbird_gateway` on 127.0.0.1:`port`, pointed at the stack's orchestrator and ingester."""
+
+    def __init__(self, port: int, orchestrator_addr: str, ingester_addr: str, log_path: Path) -> None:
+        self.url = f"http://127.0.0.1:{port}/"
+        self._env = {
+            **os.environ,
+            "GATEWAY_HOST": "127.0.0.1",
+            "GATEWAY_PORT": str(port),
+            "GATEWAY_ORCHESTRATOR_ADDR": orchestrator_addr,
+            "GATEWAY_INGESTER_ADDR": ingester_addr,
+        }
+        self._log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout_s: float = 60.0) -> None:
+        """Starts the gateway and waits for /healthz; raises RuntimeError with the log's tail if it fails."""
+        with self._log_path.open("ab") as log:
+            # Its own process group: Ctrl-C reaches the launcher, which stops the gateway in order.
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "weaverbird_gateway"],
+                env=self._env,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the gateway exited ({self.process.returncode}); see {self._log_path}")
+            try:
+                if httpx.get(f"{self.url}healthz", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(
+            f"the gateway did not answer {self.url}healthz within {timeout_s:.0f}s; see {self._log_path}"
+        )
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()

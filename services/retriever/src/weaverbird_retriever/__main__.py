@@ -11,7 +11,7 @@ from weaverbird_common.server import ServiceBinding, serve_forever
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
 from weaverbird_retriever.settings import RetrieverSettings
-from weaverbird_retriever.stores import open_store
+from weaverbird_retriever.stores import open_async_store
 
 
 async def main() -> None:
@@ -19,12 +19,13 @@ async def main() -> None:
     configure_logging(settings.log_level, "retriever")
     # Load jieba's dictionary before serving: on the first Chinese question it cost about 2 s.
     encoder().query("营业收入")
-    store = open_store(
+    store = open_async_store(
         settings.store,
         path=settings.data_dir,
         url=settings.qdrant_url,
         api_key=settings.qdrant_api_key,
         collection=settings.collection,
+        timeout_s=settings.qdrant_timeout_s,
     )
     servicer = RetrieverServicer(
         store,
@@ -35,6 +36,7 @@ async def main() -> None:
         prefetch=settings.prefetch,
         lexical_weight=settings.lexical_weight,
     )
+    await servicer.warm_up()
     binding = ServiceBinding(
         retriever_pb2_grpc.add_RetrieverServiceServicer_to_server,
         servicer,
@@ -42,7 +44,7 @@ async def main() -> None:
     )
 
     async def close() -> None:
-        store.close()
+        await store.close()
 
     await serve_forever("retriever", settings, [binding], on_stop=close)
 

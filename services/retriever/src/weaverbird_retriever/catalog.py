@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping, Sequence
+
 from weaverbird.v1 import retriever_pb2
 
-from weaverbird_retriever.stores import VectorStore
+from weaverbird_retriever.stores import AsyncVectorStore, VectorStore
 
 # Aliases of one company rarely pass a handful; the cap keeps a polluted alias field bounded.
 _ALIASES_PER_COMPANY = 50
+# Fields listed for the whole knowledge base, besides the companies.
+_FIELDS = ("year", "quarter", "doc_type", "language", "origin")
+# Facet requests in flight at once against a Qdrant server: enough to hide round trips, few enough
+# that a catalog of hundreds of companies does not crowd out searches.
+_CONCURRENT_FACETS = 8
+
+Facet = list[tuple[object, int]]
 
 
 def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogResponse:
@@ -16,24 +26,63 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
     One facet call per field plus two per company: a KB of filings names tens to hundreds of companies,
     and callers cache the result, so this stays cheap next to a re-read per question.
     """
-    response = retriever_pb2.CatalogResponse(points=store.stats().points)
-    for company, chunks in store.facet("company", limit):
-        if not company:
-            continue
-        scope = {"company": str(company)}
-        aliases = sorted(str(a) for a, _ in store.facet("aliases", _ALIASES_PER_COMPANY, scope) if a)
-        years = sorted(int(y) for y, _ in store.facet("year", limit, scope) if int(y))  # type: ignore[call-overload]
-        response.companies.append(
-            retriever_pb2.CatalogCompany(company=str(company), chunks=chunks, aliases=aliases, years=years)
+    companies = _companies(store.facet("company", limit))
+    per_company = {
+        c: (store.facet("aliases", _ALIASES_PER_COMPANY, {"company": c}), store.facet("year", limit, {"company": c}))
+        for c, _ in companies
+    }
+    fields = {f: store.facet(f, limit) for f in _FIELDS}
+    return _build(store.stats().points, companies, per_company, fields)
+
+
+async def fetch_catalog(store: AsyncVectorStore, limit: int) -> retriever_pb2.CatalogResponse:
+    """read_catalog for the event loop, with the facet calls run concurrently (a few at a time)."""
+    slots = asyncio.Semaphore(_CONCURRENT_FACETS)
+
+    async def facet(key: str, size: int, company: str | None = None) -> Facet:
+        async with slots:
+            return await store.facet(key, size, {"company": company} if company is not None else None)
+
+    companies = _companies(await facet("company", limit))
+    scoped = await asyncio.gather(
+        *(
+            facet(key, size, c)
+            for c, _ in companies
+            for key, size in (("aliases", _ALIASES_PER_COMPANY), ("year", limit))
         )
-    for field, target in (
-        ("year", response.years),
-        ("quarter", response.quarters),
-        ("doc_type", response.doc_types),
-        ("language", response.languages),
-        ("origin", response.origins),
-    ):
-        for value, chunks in store.facet(field, limit):
+    )
+    per_company = {c: (scoped[2 * i], scoped[2 * i + 1]) for i, (c, _) in enumerate(companies)}
+    fields = dict(zip(_FIELDS, await asyncio.gather(*(facet(f, limit) for f in _FIELDS)), strict=True))
+    return _build((await store.stats()).points, companies, per_company, fields)
+
+
+def _companies(facet: Facet) -> list[tuple[str, int]]:
+    return [(str(company), chunks) for company, chunks in facet if company]
+
+
+def _build(
+    points: int,
+    companies: Sequence[tuple[str, int]],
+    per_company: Mapping[str, tuple[Facet, Facet]],
+    fields: Mapping[str, Facet],
+) -> retriever_pb2.CatalogResponse:
+    response = retriever_pb2.CatalogResponse(points=points)
+    for company, chunks in companies:
+        alias_facet, year_facet = per_company[company]
+        aliases = sorted(str(a) for a, _ in alias_facet if a)
+        years = sorted(int(y) for y, _ in year_facet if int(y))  # type: ignore[call-overload]
+        response.companies.append(
+            retriever_pb2.CatalogCompany(company=company, chunks=chunks, aliases=aliases, years=years)
+        )
+    targets = {
+        "year": response.years,
+        "quarter": response.quarters,
+        "doc_type": response.doc_types,
+        "language": response.languages,
+        "origin": response.origins,
+    }
+    for field in _FIELDS:
+        for value, chunks in fields[field]:
             if value not in ("", 0):
-                target.append(retriever_pb2.FacetCount(value=str(value), chunks=chunks))
+                targets[field].append(retriever_pb2.FacetCount(value=str(value), chunks=chunks))
     return response

@@ -1,9 +1,14 @@
-"""gRPC adapter of the retriever: validates requests and calls the vector store."""
+"""gRPC adapter of the retriever: validates requests and calls the vector store.
+
+Every store call is awaited (AsyncQdrantClient for a server, worker threads for the embedded stores),
+so calls run concurrently and the event loop stays free for health probes. A store that cannot be
+reached answers UNAVAILABLE, which callers (the ingester above all) treat as "retry later".
+"""
 
 from __future__ import annotations
 
 import asyncio
-import threading
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -12,11 +17,21 @@ from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common import telemetry
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Unavailable
 
-from weaverbird_retriever.catalog import read_catalog
+from weaverbird_retriever.catalog import fetch_catalog
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
-from weaverbird_retriever.stores import CollectionMissing, DimensionMismatch, VectorStore
-from weaverbird_retriever.stores.base import InvalidInput, LexicalMissing, SearchMode, SearchOptions, StoreError
+from weaverbird_retriever.stores import AsyncVectorStore, CollectionMissing, DimensionMismatch, VectorStore
+from weaverbird_retriever.stores.base import (
+    InvalidInput,
+    LexicalMissing,
+    SearchMode,
+    SearchOptions,
+    StoreClosed,
+    StoreUnavailable,
+)
+from weaverbird_retriever.stores.threaded import as_async
 from weaverbird_retriever.validation import validate_catalog, validate_delete, validate_search, validate_upsert
+
+log = logging.getLogger(__name__)
 
 # Values listed per field when the request names no limit: more companies than a KB of filings holds.
 _CATALOG_LIMIT = 1000
@@ -25,7 +40,7 @@ _CATALOG_LIMIT = 1000
 @contextmanager
 def store_errors() -> Iterator[None]:
     """Store failures as statuses: the caller's data (INVALID_ARGUMENT), the collection's state
-    (FAILED_PRECONDITION) or a store that is shutting down (UNAVAILABLE); anything else stays INTERNAL."""
+    (FAILED_PRECONDITION) or a store that cannot serve now (UNAVAILABLE); anything else stays INTERNAL."""
     try:
         yield
     except InvalidInput as exc:
@@ -40,10 +55,11 @@ def store_errors() -> Iterator[None]:
             "(RETRIEVER_COLLECTION=<new name>, then `weaverbird ingest` the documents again), or search "
             "with mode SEARCH_MODE_DENSE"
         ) from exc
-    except StoreError as exc:
-        if "closed" in str(exc):
-            raise Unavailable("the retriever is shutting down; retry on another replica") from exc
-        raise
+    except StoreClosed as exc:
+        raise Unavailable("the retriever is shutting down; retry on another replica") from exc
+    except StoreUnavailable as exc:
+        log.warning("vector store unavailable: %s", exc)
+        raise Unavailable(f"the retriever's vector store is unavailable: {exc}") from exc
 
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
@@ -51,7 +67,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
 
     def __init__(
         self,
-        store: VectorStore,
+        store: AsyncVectorStore | VectorStore,
         max_k: int,
         max_upsert_batch: int,
         *,
@@ -60,65 +76,99 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         prefetch: int = 50,
         lexical_weight: float = 1.0,
     ) -> None:
-        self._store = store
+        """store: the asynchronous store to serve from; a synchronous one is run on worker threads.
+
+        Nothing is read from the store here: a Qdrant server that is down at start-up must not keep
+        the retriever from starting (it answers UNAVAILABLE until the server is back)."""
+        self._store = as_async(store)
         self._max_k = max_k
         self._max_upsert_batch = max_upsert_batch
         self._default_mode = default_mode
         self._fusion = fusion
         self._prefetch = prefetch
         self._lexical_weight = lexical_weight
+        # The collection's dimension once known (None: not looked up yet, or no collection yet).
         self._dimension: int | None = None
-        self._create_lock = threading.Lock()
+        # Only creating the collection is serialised; every other call runs concurrently.
+        self._create_lock = asyncio.Lock()
+
+    async def warm_up(self) -> None:
+        """Reads the collection once before serving (dimension, and the points gauge for dashboards);
+        a store that cannot be reached yet is logged, not fatal: calls answer UNAVAILABLE until it is."""
         try:
-            stats = store.stats()
+            await self._known_dimension()
+        except Unavailable as exc:
+            log.warning("starting without the vector store: %s", exc)
+
+    async def _known_dimension(self) -> int | None:
+        """The collection's dimension, or None if it does not exist yet. Asked of the store until a
+        collection exists, so a collection another replica created is found."""
+        if self._dimension is None:
+            with store_errors():
+                try:
+                    stats = await self._store.stats()
+                except CollectionMissing:
+                    return None
             self._dimension = stats.dimension or None
             telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
-        except CollectionMissing:
-            self._dimension = None
+        return self._dimension
 
-    def _ensure(self, dimension: int) -> None:
-        with self._create_lock:
-            if self._dimension is None:
-                self._store.ensure_collection(dimension)
-                self._dimension = dimension
+    async def _ensure(self, dimension: int) -> None:
+        if await self._known_dimension() is None:
+            async with self._create_lock:
+                if self._dimension is None:
+                    with store_errors():
+                        await self._store.ensure_collection(dimension)
+                    self._dimension = dimension
         if dimension != self._dimension:
             raise FailedPrecondition(
                 f"vector dimension {dimension} does not match the collection's {self._dimension}; "
                 "vectors from a different embedding model need a new collection"
             )
 
+    @contextmanager
+    def _forget_missing(self) -> Iterator[None]:
+        """A collection dropped behind our back: forget its dimension, so the next Upsert recreates it."""
+        try:
+            yield
+        except CollectionMissing:
+            self._dimension = None
+            raise
+
     async def Upsert(
         self, request: retriever_pb2.UpsertRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.UpsertResponse:
         dimension = validate_upsert(request, max_batch=self._max_upsert_batch)
-        with store_errors():
-            self._ensure(dimension)
+        await self._ensure(dimension)
+        with store_errors(), self._forget_missing():
             records = [chunk_to_record(c) for c in request.chunks]
-            await asyncio.to_thread(self._store.upsert, records)
-        with store_errors():
-            stats = await asyncio.to_thread(self._store.stats)
+            await self._store.upsert(records)
+            stats = await self._store.stats()
         telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
 
     async def Search(
         self, request: retriever_pb2.SearchRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.SearchResponse:
-        validate_search(request, max_k=self._max_k, dimension=self._dimension)
-        if self._dimension is None:
-            return retriever_pb2.SearchResponse()  # nothing stored yet: no hits, not an error
+        known = self._dimension
+        # Checked before any store call: a bad request is INVALID_ARGUMENT even while the store is down.
+        validate_search(request, max_k=self._max_k, dimension=known)
+        if known is None:
+            if await self._known_dimension() is None:
+                return retriever_pb2.SearchResponse()  # nothing stored yet: no hits, not an error
+            validate_search(request, max_k=self._max_k, dimension=self._dimension)  # now with the dimension
         filters = filter_to_dict(request.filter) if request.HasField("filter") else None
-        options = self._options(request)
-        with store_errors():
-            # HNSW and sparse search take about a millisecond: inline is cheaper than a thread hop.
-            hits = self._store.search(list(request.vector), request.k, filters or None, options)
+        with store_errors(), self._forget_missing():
+            options = await self._options(request)
+            hits = await self._store.search(list(request.vector), request.k, filters or None, options)
         return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits], mode=MODE_VALUES[options.mode])
 
-    def _options(self, request: retriever_pb2.SearchRequest) -> SearchOptions:
+    async def _options(self, request: retriever_pb2.SearchRequest) -> SearchOptions:
         """The mode asked for, else the deployment default; without text only dense is possible."""
         text = request.text.strip()
         if request.mode == retriever_pb2.SEARCH_MODE_UNSPECIFIED:
             mode: SearchMode = self._default_mode if text else "dense"
-            if mode != "dense" and not self._store.lexical:
+            if mode != "dense" and not await self._store.has_lexical():
                 mode = "dense"  # a collection from before hybrid search keeps answering densely
         elif request.mode in MODES:
             mode = MODES[request.mode]
@@ -138,12 +188,12 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.DeleteDocumentResponse:
         validate_delete(request)
-        if self._dimension is None:
+        if await self._known_dimension() is None:
             return retriever_pb2.DeleteDocumentResponse(deleted=0)
-        with store_errors():
-            deleted = await asyncio.to_thread(self._store.delete_document, request.document_id)
+        with store_errors(), self._forget_missing():
+            deleted = await self._store.delete_document(request.document_id)
             if deleted:
-                telemetry.RETRIEVER_COLLECTION_POINTS.set((await asyncio.to_thread(self._store.stats)).points)
+                telemetry.RETRIEVER_COLLECTION_POINTS.set((await self._store.stats()).points)
         return retriever_pb2.DeleteDocumentResponse(deleted=deleted)
 
     async def CollectionStats(
@@ -151,8 +201,9 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
     ) -> retriever_pb2.CollectionStatsResponse:
         with store_errors():
             try:
-                stats = await asyncio.to_thread(self._store.stats)
+                stats = await self._store.stats()
             except CollectionMissing:  # no collection yet: an empty knowledge base, not an error
+                self._dimension = None
                 return retriever_pb2.CollectionStatsResponse(points=0, dimension=0)
         telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.CollectionStatsResponse(
@@ -163,7 +214,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self, request: retriever_pb2.CatalogRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.CatalogResponse:
         validate_catalog(request)
-        if self._dimension is None:
+        if await self._known_dimension() is None:
             return retriever_pb2.CatalogResponse()
-        with store_errors():
-            return await asyncio.to_thread(read_catalog, self._store, request.limit or _CATALOG_LIMIT)
+        with store_errors(), self._forget_missing():
+            return await fetch_catalog(self._store, request.limit or _CATALOG_LIMIT)

@@ -22,6 +22,13 @@ class RetrieverSettings(BaseServiceSettings):
     data_dir: str = Field("var/qdrant", description="Directory of the embedded store (edge, local).")
     qdrant_url: str | None = Field(None, description="Qdrant server URL (store=server), e.g. http://qdrant:6333.")
     qdrant_api_key: str | None = Field(None, description="Qdrant API key (store=server), from a Secret.")
+    qdrant_timeout_s: int = Field(
+        10,
+        ge=1,
+        le=300,
+        description="Longest wait for one request to the Qdrant server (store=server); past it the call "
+        "answers UNAVAILABLE and the ingester pauses and retries.",
+    )
     collection: str = Field("weaverbird", description="Collection name.")
     max_k: int = Field(100, ge=1, le=1000, description="Largest k a search may ask for.")
     max_upsert_batch: int = Field(1024, ge=1, description="Most chunks per Upsert call.")

@@ -1,4 +1,8 @@
-"""Vector stores behind the retriever: Qdrant Edge (embedded default), qdrant-client local or server."""
+"""Vector stores behind the retriever: Qdrant Edge (embedded default), qdrant-client local or server.
+
+open_store gives the synchronous VectorStore (tools, tests, the evaluation); open_async_store gives
+what the retriever serves from: AsyncQdrantClient for a server, the embedded stores on worker threads.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,15 @@ from typing import Literal
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
     TEXT_KEY,
+    AsyncVectorStore,
     ChunkRecord,
     CollectionMissing,
     CollectionStats,
     DimensionMismatch,
     Hit,
+    StoreClosed,
     StoreError,
+    StoreUnavailable,
     VectorStore,
     point_id,
 )
@@ -21,13 +28,17 @@ from weaverbird_retriever.stores.base import (
 __all__ = [
     "INDEXED_FIELDS",
     "TEXT_KEY",
+    "AsyncVectorStore",
     "ChunkRecord",
     "CollectionMissing",
     "CollectionStats",
     "DimensionMismatch",
     "Hit",
+    "StoreClosed",
     "StoreError",
+    "StoreUnavailable",
     "VectorStore",
+    "open_async_store",
     "open_store",
     "point_id",
 ]
@@ -74,3 +85,28 @@ def open_store(
             raise StoreError("store 'server' needs a Qdrant URL")
         return QdrantClientStore.server(url, collection, api_key=api_key)
     raise StoreError(f"unknown store kind {kind!r}; expected edge, local or server")
+
+
+def open_async_store(
+    kind: StoreKind,
+    *,
+    path: str | None,
+    url: str | None,
+    api_key: str | None,
+    collection: str,
+    timeout_s: int = 30,
+) -> AsyncVectorStore:
+    """The configured store for the event loop (arguments as open_store; timeout_s bounds each request
+    to a Qdrant server). A server is reached with AsyncQdrantClient, so requests run concurrently; the
+    embedded stores run each call on a worker thread."""
+    if kind == "server":
+        from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
+
+        if not collection:
+            raise StoreError("collection name must not be empty")
+        if not url:
+            raise StoreError("store 'server' needs a Qdrant URL")
+        return AsyncQdrantStore.server(url, collection, api_key=api_key, timeout=timeout_s)
+    from weaverbird_retriever.stores.threaded import ThreadedStore
+
+    return ThreadedStore(open_store(kind, path=path, url=url, api_key=api_key, collection=collection))

@@ -57,6 +57,15 @@ class CollectionMissing(StoreError):
     """The collection does not exist yet (call ensure_collection first)."""
 
 
+class StoreUnavailable(StoreError):
+    """The store cannot be reached right now (connection refused, timeout, 5xx): retry later; the
+    request itself is fine, so a caller must not treat it as a bad record."""
+
+
+class StoreClosed(StoreUnavailable):
+    """The store was closed: the retriever is shutting down."""
+
+
 class InvalidInput(StoreError):
     """The caller's data is wrong (NaN in a vector, an id that is not a UUID, ...): retrying will not help."""
 
@@ -163,6 +172,42 @@ class VectorStore(Protocol):
     def close(self) -> None:
         """Flush and release files and connections; idempotent."""
         ...
+
+
+@runtime_checkable
+class AsyncVectorStore(Protocol):
+    """VectorStore for the event loop: the retriever's servicer calls this, so no call blocks the loop.
+
+    A Qdrant server is reached through AsyncQdrantClient; the embedded stores run their synchronous
+    calls on worker threads (stores.threaded.ThreadedStore). Same semantics and errors as VectorStore,
+    plus StoreUnavailable when the store cannot be reached.
+    """
+
+    backend: str
+
+    async def ensure_collection(self, dimension: int) -> None: ...
+
+    async def upsert(self, records: Sequence[ChunkRecord]) -> None: ...
+
+    async def has_lexical(self) -> bool: ...
+
+    async def search(
+        self,
+        vector: Vector,
+        k: int,
+        filters: Mapping[str, FilterValue] | None = None,
+        options: SearchOptions | None = None,
+    ) -> list[Hit]: ...
+
+    async def facet(
+        self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None
+    ) -> list[tuple[object, int]]: ...
+
+    async def delete_document(self, document_id: str) -> int: ...
+
+    async def stats(self) -> CollectionStats: ...
+
+    async def close(self) -> None: ...
 
 
 def point_id(document_id: str, chunk_index: int) -> str:

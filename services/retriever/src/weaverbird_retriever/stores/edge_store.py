@@ -25,6 +25,7 @@ from weaverbird_retriever.stores.base import (
     Hit,
     LexicalMissing,
     SearchOptions,
+    StoreClosed,
     StoreError,
     Vector,
     as_vector,
@@ -471,7 +472,7 @@ class EdgeStore:
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StoreError("the store is closed")
+            raise StoreClosed("the store is closed")
 
     @staticmethod
     def _filter(

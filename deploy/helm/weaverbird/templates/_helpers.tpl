@@ -92,6 +92,11 @@ global.image.registry; the tag falls back to global.image.tag, then to the chart
 {{- printf "%s:%v" (include "weaverbird.componentName" .) .root.Values.global.grpcPort }}
 {{- end }}
 
+{{/* Container port of the HTTP gateway (GATEWAY_PORT); its Service maps port 80 to it. */}}
+{{- define "weaverbird.gatewayPort" -}}
+8080
+{{- end }}
+
 {{/* Qdrant URL for store=server: explicit URL, else the companion release, else empty. */}}
 {{- define "weaverbird.qdrantUrl" -}}
 {{- if .Values.retriever.qdrant.url }}
@@ -148,13 +153,20 @@ Returns YAML (a string map) for fromYaml.
 {{- $p := include "weaverbird.envPrefix" $c }}
 {{- $env := dict }}
 {{- $_ := set $env (printf "%s_HOST" $p) "0.0.0.0" }}
+{{- if eq $c "gateway" }}
+{{- /* The HTTP gateway: one HTTP port, no gRPC server, no metrics endpoint, no tracing. */}}
+{{- $_ := set $env "GATEWAY_PORT" (include "weaverbird.gatewayPort" $root) }}
+{{- else }}
 {{- $_ := set $env (printf "%s_GRPC_PORT" $p) (toString $root.Values.global.grpcPort) }}
 {{- $_ := set $env (printf "%s_METRICS_PORT" $p) (toString $root.Values.global.metricsPort) }}
+{{- end }}
 {{- $_ := set $env (printf "%s_LOG_LEVEL" $p) (toString $root.Values.global.logLevel) }}
 {{- $_ := set $env (printf "%s_SHUTDOWN_GRACE_S" $p) (include "weaverbird.shutdownGrace" .) }}
+{{- if ne $c "gateway" }}
 {{- with $root.Values.global.otel.endpoint }}
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" (toString .) }}
 {{- $_ := set $env "OTEL_SERVICE_NAME" (printf "weaverbird-%s" $c) }}
+{{- end }}
 {{- end }}
 {{- $embedder := include "weaverbird.grpcAddr" (dict "root" $root "component" "embedder") }}
 {{- $retriever := include "weaverbird.grpcAddr" (dict "root" $root "component" "retriever") }}
@@ -200,6 +212,10 @@ Returns YAML (a string map) for fromYaml.
 {{- with $v.fetchAllowHosts }}
 {{- $_ := set $env "INGESTER_FETCH_ALLOW_HOSTS" (toJson .) }}
 {{- end }}
+{{- else if eq $c "gateway" }}
+{{- $_ := set $env "GATEWAY_ORCHESTRATOR_ADDR" (include "weaverbird.grpcAddr" (dict "root" $root "component" "orchestrator")) }}
+{{- $_ := set $env "GATEWAY_INGESTER_ADDR" (include "weaverbird.grpcAddr" (dict "root" $root "component" "ingester")) }}
+{{- $_ := set $env "GATEWAY_MAX_UPLOAD_MB" (toString $v.maxUploadMB) }}
 {{- end }}
 {{- if and (has $c (list "orchestrator" "ingester")) (include "weaverbird.kafkaBootstrap" $root) }}
 {{- $k := $root.Values.kafkaConnection }}
@@ -291,6 +307,49 @@ instead of a half-configured service.
 {{- end }}
 {{- end }}
 
+{{/*
+HTTP probes of the gateway: liveness and startup on /healthz (the process answers), readiness on
+/readyz (the orchestrator's grpc.health.v1 is SERVING), so an Ingress sends no request to a gateway
+whose orchestrator is down.
+*/}}
+{{- define "weaverbird.httpProbes" -}}
+{{- range $kind, $path := dict "startup" "/healthz" "readiness" "/readyz" "liveness" "/healthz" }}
+{{- $p := index $.probes $kind | default dict }}
+{{ $kind }}Probe:
+  httpGet:
+    path: {{ $path }}
+    port: http
+  periodSeconds: {{ $p.periodSeconds | default 10 }}
+  timeoutSeconds: {{ $p.timeoutSeconds | default 2 }}
+  failureThreshold: {{ $p.failureThreshold | default 3 }}
+{{- end }}
+{{- end }}
+
+{{/*
+nginx size ("600", "64k", "51m", "1g"; "0" = unlimited) in bytes, or "" when it cannot be read.
+*/}}
+{{- define "weaverbird.nginxSizeBytes" -}}
+{{- $s := lower (toString .) }}
+{{- if regexMatch "^[0-9]+[kmg]?$" $s }}
+{{- $unit := dict "" 1 "k" 1024 "m" 1048576 "g" 1073741824 }}
+{{- mul (atoi (regexFind "^[0-9]+" $s)) (index $unit (regexReplaceAll "^[0-9]+" $s "")) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Ingress annotations of the gateway: the values' annotations, plus (ingress-nginx) a request body
+limit one MiB above GATEWAY_MAX_UPLOAD_MB, for the multipart framing around the file, unless the
+values give one.
+*/}}
+{{- define "weaverbird.gatewayIngressAnnotations" -}}
+{{- $g := .Values.gateway }}
+{{- $a := deepCopy ($g.ingress.annotations | default dict) }}
+{{- if not (hasKey $a "nginx.ingress.kubernetes.io/proxy-body-size") }}
+{{- $_ := set $a "nginx.ingress.kubernetes.io/proxy-body-size" (printf "%dm" (int (ceil (addf $g.maxUploadMB 1)))) }}
+{{- end }}
+{{- toYaml $a }}
+{{- end }}
+
 {{/* Preferred spreading of a component's replicas over nodes, when no affinity is given. */}}
 {{- define "weaverbird.affinity" -}}
 {{- if .affinity }}
@@ -322,7 +381,7 @@ Cross-field checks the schema cannot express. Each failure names the values to c
 */}}
 {{- define "weaverbird.validate" -}}
 {{- $g := .Values.global }}
-{{- range $c := list "embedder" "retriever" "generator" "orchestrator" "ingester" }}
+{{- range $c := list "embedder" "retriever" "generator" "orchestrator" "ingester" "gateway" }}
 {{- $v := index $.Values $c }}
 {{- if $v.enabled }}
 {{- $ctx := dict "root" $ "component" $c }}
@@ -355,5 +414,38 @@ Cross-field checks the schema cannot express. Each failure names the values to c
 {{- end }}
 {{- if and .Values.llm.enabled .Values.generator.endpoint }}
 {{- fail "set either llm.enabled (in-release LLM server) or generator.endpoint (external), not both" }}
+{{- end }}
+{{- $gw := .Values.gateway }}
+{{- if $gw.enabled }}
+{{- if not (and .Values.orchestrator.enabled .Values.ingester.enabled) }}
+{{- fail "gateway.enabled needs orchestrator.enabled and ingester.enabled (it calls both); disable the gateway or enable them" }}
+{{- end }}
+{{- $ingesterLimit := index (.Values.ingester.env | default dict) "INGESTER_MAX_DOCUMENT_MB" | default 50 | float64 }}
+{{- if gt (float64 $gw.maxUploadMB) $ingesterLimit }}
+{{- fail (printf "gateway.maxUploadMB (%v) exceeds the ingester's INGESTER_MAX_DOCUMENT_MB (%v): uploads the gateway accepts would be refused; raise ingester.env.INGESTER_MAX_DOCUMENT_MB or lower gateway.maxUploadMB" $gw.maxUploadMB $ingesterLimit) }}
+{{- end }}
+{{- /* The file travels in one AddDocument message: it must fit both ends' gRPC limit, with room for the rest. */}}
+{{- range $side := list (list "gateway" "GATEWAY_MAX_MESSAGE_MB") (list "ingester" "INGESTER_MAX_MESSAGE_MB") }}
+{{- $limit := index ((index $.Values (first $side)).env | default dict) (last $side) | default 64 | float64 }}
+{{- if gt (addf $gw.maxUploadMB 1) $limit }}
+{{- fail (printf "gateway.maxUploadMB (%v) needs a gRPC message limit above it: set %s.env.%s to at least %v" $gw.maxUploadMB (first $side) (last $side) (int (ceil (addf $gw.maxUploadMB 1)))) }}
+{{- end }}
+{{- end }}
+{{- if $gw.ingress.enabled }}
+{{- $size := index (include "weaverbird.gatewayIngressAnnotations" . | fromYaml) "nginx.ingress.kubernetes.io/proxy-body-size" }}
+{{- if $size }}
+{{- $bytes := include "weaverbird.nginxSizeBytes" $size }}
+{{- if not $bytes }}
+{{- fail (printf "gateway.ingress.annotations: nginx.ingress.kubernetes.io/proxy-body-size=%q is not an nginx size (e.g. 51m)" (toString $size)) }}
+{{- end }}
+{{- /* The gateway itself admits the file plus 64 KiB of multipart framing. */}}
+{{- if and (ne (int64 $bytes) 0) (lt (int64 $bytes) (int64 (addf (mulf $gw.maxUploadMB 1048576) 65536))) }}
+{{- fail (printf "gateway.ingress.annotations: nginx.ingress.kubernetes.io/proxy-body-size=%s is below gateway.maxUploadMB (%v MiB): ingress-nginx would refuse uploads the gateway accepts" (toString $size) $gw.maxUploadMB) }}
+{{- end }}
+{{- end }}
+{{- if and $gw.ingress.tls.enabled (not $gw.ingress.host) }}
+{{- fail "gateway.ingress.tls.enabled needs gateway.ingress.host (the certificate's name)" }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}

@@ -79,7 +79,7 @@ Fails on a rule without peers: an empty `to` would allow every destination.
 {{- $rules = append $rules (dict "name" "dns" "to" $e.dns.to "ports" $e.dns.ports) }}
 
 {{- /* WeaverBird peers: the callees of each component (the NetworkPolicy ingress rules are the mirror image). */}}
-{{- $callees := dict "orchestrator" (list "embedder" "retriever" "generator") "ingester" (list "embedder" "retriever") }}
+{{- $callees := dict "orchestrator" (list "embedder" "retriever" "generator") "ingester" (list "embedder" "retriever") "gateway" (list "orchestrator" "ingester") }}
 {{- range $peer := (index $callees $c | default list) }}
 {{- if (index $root.Values $peer).enabled }}
 {{- $labels := include "weaverbird.selectorLabels" (dict "root" $root "component" $peer) | fromYaml }}
@@ -151,9 +151,9 @@ Fails on a rule without peers: an empty `to` would allow every destination.
 {{- $rules = append $rules (dict "name" "internet" "to" (include "weaverbird.internetPeers" $root | fromYamlArray) "ports" $e.internet.ports) }}
 {{- end }}
 
-{{- /* Traces. The LLM server gets no OTEL_* settings from the chart, so no rule either. */}}
+{{- /* Traces. The LLM server and the gateway get no OTEL_* settings from the chart, so no rule either. */}}
 {{- with $root.Values.global.otel.endpoint }}
-{{- if ne $c "llm" }}
+{{- if not (has $c (list "llm" "gateway")) }}
 {{- $u := include "weaverbird.urlHostPort" . | fromYaml }}
 {{- $to := include "weaverbird.dependencyPeers" (dict "root" $root "host" $u.host "to" $e.otel.to "fallback" "any") | fromYamlArray }}
 {{- $rules = append $rules (dict "name" "otel" "to" $to "ports" (include "weaverbird.tcpPorts" (list $u.port) | fromYamlArray)) }}

@@ -2,6 +2,8 @@
 The Deployment, Service, ConfigMap, HPA and PDB that every WeaverBird service shares. Each
 <component>.yaml template calls these with its own extra volumes and rollout strategy:
   (dict "root" $ "component" "retriever" "volumes" list "volumeMounts" list "strategy" dict)
+A component that is not a gRPC service (the HTTP gateway) also passes "containerPorts" and
+"servicePorts" (port lists) and "probes" (rendered probe YAML) in place of the gRPC ones.
 */}}
 
 {{- define "weaverbird.configMap" -}}
@@ -77,12 +79,16 @@ spec:
           image: {{ include "weaverbird.image" (dict "root" $root "image" $v.image) }}
           imagePullPolicy: {{ $v.image.pullPolicy | default $g.image.pullPolicy }}
           ports:
+            {{- if .containerPorts }}
+            {{- toYaml .containerPorts | nindent 12 }}
+            {{- else }}
             - name: grpc
               containerPort: {{ $g.grpcPort }}
               protocol: TCP
             - name: metrics
               containerPort: {{ $g.metricsPort }}
               protocol: TCP
+            {{- end }}
           envFrom:
             - configMapRef:
                 name: {{ include "weaverbird.componentName" . }}
@@ -90,7 +96,7 @@ spec:
           env:
             {{- . | nindent 12 }}
           {{- end }}
-          {{- include "weaverbird.grpcProbes" (dict "root" $root "probes" $v.probes) | trim | nindent 10 }}
+          {{- .probes | default (include "weaverbird.grpcProbes" (dict "root" $root "probes" $v.probes)) | trim | nindent 10 }}
           lifecycle:
             preStop:
               # Keeps serving while the endpoint removal reaches every kube-proxy and client.
@@ -109,7 +115,7 @@ spec:
       volumes:
         - name: tmp
           emptyDir:
-            sizeLimit: {{ $g.tmpSizeLimit }}
+            sizeLimit: {{ $v.tmpSizeLimit | default $g.tmpSizeLimit }}
         {{- with .volumes }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -129,7 +135,7 @@ spec:
       {{- end }}
 {{- end }}
 
-{{/* ClusterIP Service: gRPC for peers and clients, metrics for Prometheus. */}}
+{{/* ClusterIP Service: gRPC for peers and clients, metrics for Prometheus (or the given servicePorts). */}}
 {{- define "weaverbird.service" -}}
 {{- $root := .root }}
 apiVersion: v1
@@ -151,6 +157,9 @@ spec:
     {{- toYaml . | nindent 4 }}
     {{- end }}
   ports:
+    {{- if .servicePorts }}
+    {{- toYaml .servicePorts | nindent 4 }}
+    {{- else }}
     - name: grpc
       port: {{ $root.Values.global.grpcPort }}
       targetPort: {{ .targetPort | default "grpc" }}
@@ -161,6 +170,7 @@ spec:
       port: {{ $root.Values.global.metricsPort }}
       targetPort: metrics
       protocol: TCP
+    {{- end }}
     {{- end }}
 {{- end }}
 

@@ -75,6 +75,27 @@ class FakeWeb:
         return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
 
 
+class _Context:
+    """What the servicer uses of a grpc.aio.ServicerContext: the deadline (none) and write()."""
+
+    def __init__(self) -> None:
+        self.written: list[orchestrator_pb2.AskEvent] = []
+
+    def time_remaining(self) -> float | None:
+        return None
+
+    async def write(self, message: orchestrator_pb2.AskEvent) -> None:
+        self.written.append(message)
+
+
+async def _stream(
+    servicer: OrchestratorServicer, request: orchestrator_pb2.AskRequest
+) -> list[orchestrator_pb2.AskEvent]:
+    context = _Context()
+    await servicer.AskStream(request, context)  # type: ignore[arg-type]
+    return context.written
+
+
 def _settings(**fields: Any) -> OrchestratorSettings:
     return OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", **fields)
 
@@ -179,20 +200,20 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     answer = ["Revenue was USD 5.1 billion [1]."]
 
     warn = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings(numeric_check_policy="warn")))
-    events = [e async for e in warn.AskStream(request, None)]  # type: ignore[arg-type]
+    events = await _stream(warn, request)
     done = events[-1].done
     assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
     assert list(done.unsupported_numbers) == ["USD 5.1 billion"] and done.answer_cites_passages
     assert "".join(e.token for e in events) == answer[0] and not done.replacement_answer  # streamed as written
-    reply = await warn.Ask(request, None)  # type: ignore[arg-type]
+    reply = await warn.Ask(request, _Context())  # type: ignore[arg-type]
     assert reply.answer == answer[0] and not reply.answer_replaced
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
 
     replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings()))  # the default
-    events = [e async for e in replace.AskStream(request, None)]  # type: ignore[arg-type]
+    events = await _stream(replace, request)
     assert "".join(e.token for e in events) == "Revenue was "  # the figure never reached the client
     assert events[-1].done.replacement_answer == INSUFFICIENT["en"]
-    reply = await replace.Ask(request, None)  # type: ignore[arg-type]
+    reply = await replace.Ask(request, _Context())  # type: ignore[arg-type]
     assert reply.answer == INSUFFICIENT["en"] and reply.answer_replaced
     assert list(reply.unsupported_numbers) == ["USD 5.1 billion"]
     assert reply.citations[0].cited_in_answer  # the citations still describe the withheld answer
@@ -200,7 +221,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     supported = OrchestratorServicer(
         QuestionFlow(FakePeers(STRONG, ["It was USD 1,284.6 million [1]."]), _settings(numeric_check_policy="replace"))
     )
-    reply = await supported.Ask(request, None)  # type: ignore[arg-type]
+    reply = await supported.Ask(request, _Context())  # type: ignore[arg-type]
     assert reply.answer == "It was USD 1,284.6 million [1]." and not reply.answer_replaced
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED
 
@@ -210,7 +231,7 @@ async def test_a_refused_unary_answer_lists_every_passage_as_further_reading() -
     request = orchestrator_pb2.AskRequest(
         question="What was Larkspur Freight's revenue?", top_k=3, top_j=2, threshold=0.5
     )
-    reply = await servicer.Ask(request, None)  # type: ignore[arg-type]
+    reply = await servicer.Ask(request, _Context())  # type: ignore[arg-type]
     assert reply.answer == INSUFFICIENT["en"]
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED
     assert list(reply.citations) == [] and [c.number for c in reply.further_reading] == [1, 2, 3]
@@ -222,7 +243,7 @@ async def test_the_prompt_size_is_streamed_before_the_first_token_and_cached_tok
     kinds: list[str] = []
     last: orchestrator_pb2.AskEvent | None = None
     request = orchestrator_pb2.AskRequest(question=_params().question, top_k=3, top_j=2, threshold=0.5)
-    async for proto in servicer.AskStream(request, None):  # type: ignore[arg-type]
+    for proto in await _stream(servicer, request):
         kinds.append(proto.WhichOneof("event"))
         if kinds[-1] == "prompt":
             assert proto.prompt.prompt_tokens == 90 and list(proto.prompt.passages_used) == [1, 2]

@@ -13,6 +13,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from weaverbird_common import reflection, telemetry
+from weaverbird_common.concurrency import ConcurrencyLimitInterceptor
 from weaverbird_common.interceptor import ErrorInterceptor
 from weaverbird_common.settings import BaseServiceSettings
 
@@ -90,6 +91,8 @@ async def start_server(
     port: int = 0,
     max_message_mb: int = 64,
     extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    max_concurrent_rpcs: int | None = None,
+    service: str = "server",
 ) -> RunningServer:
     """Starts a server hosting `bindings` plus grpc.health.v1 and reflection (v1 and v1alpha).
 
@@ -99,13 +102,20 @@ async def start_server(
         port: port to bind; 0 picks a free one (the chosen port is returned).
         max_message_mb: send/receive message size limit.
         extra_interceptors: run before the error interceptor (tracing, metrics).
+        max_concurrent_rpcs: calls served at once (health checks and reflection not counted); one more is
+            answered RESOURCE_EXHAUSTED at once, with a message telling the client to retry. None = no limit.
+        service: the name that message uses.
 
     Returns:
         The running server and its port.
     """
     limit = max_message_mb * 1024 * 1024
+    # Our own limiter, not grpc.aio.server(maximum_concurrent_rpcs=...): grpc's counts health checks too
+    # (a full server then fails its liveness probe) and answers with a fixed "Concurrent RPC limit
+    # exceeded!". After the metrics interceptor, so rejected calls are counted with their status.
+    limiter = [ConcurrencyLimitInterceptor(max_concurrent_rpcs, service)] if max_concurrent_rpcs else []
     server = grpc.aio.server(
-        interceptors=[*extra_interceptors, ErrorInterceptor()],
+        interceptors=[*extra_interceptors, *limiter, ErrorInterceptor()],
         options=[
             ("grpc.max_send_message_length", limit),
             ("grpc.max_receive_message_length", limit),
@@ -158,6 +168,8 @@ async def serve_forever(
         port=settings.grpc_port,
         max_message_mb=settings.max_message_mb,
         extra_interceptors=[telemetry.TracingServerInterceptor(), telemetry.MetricsInterceptor(service)],
+        max_concurrent_rpcs=settings.max_concurrent_rpcs,
+        service=service,
     )
     for what, task in (supervised or {}).items():
         running.supervise(task, what)

@@ -22,3 +22,9 @@ class BaseServiceSettings(BaseSettings):
         description="OTLP/gRPC collector for traces (standard OTEL variable); unset = no export.",
     )
     max_message_mb: int = Field(64, ge=4, le=512, description="Largest gRPC message accepted, in MiB.")
+    max_concurrent_rpcs: int = Field(
+        64,
+        ge=1,
+        description="Calls served at once (health checks and reflection not counted); more are refused at once "
+        "with RESOURCE_EXHAUSTED and a message to retry. Services doing slow work per call set a smaller default.",
+    )

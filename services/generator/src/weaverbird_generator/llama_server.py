@@ -198,6 +198,7 @@ class LlamaServer:
         params.offline = True  # never reach for a model hub, whatever the params say
         params.ui = False  # the bundled web UI is useless here and one more thing to serve
         params.endpoint_slots = True  # start() probes /slots to know the main loop runs
+        params.endpoint_metrics = True  # Prometheus /metrics: requests processing and deferred (queued)
         params.verbosity = self.log_verbosity
         return params
 

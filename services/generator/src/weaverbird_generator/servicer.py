@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, aclosing
 
 import grpc
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
 from weaverbird_common import telemetry
+from weaverbird_common.clients import hop_timeout
 from weaverbird_common.docs.chunker import count_tokens
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from weaverbird_common.questions import detect_language
@@ -44,6 +46,11 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         self._client = client
         self._model_id = model_id
         self._s = settings
+        # Calls beyond the LLM server's parallel slots wait here, not in llama.cpp's queue: llama.cpp sees
+        # a closed connection only once it has read a request's prompt, so a cancelled call queued there
+        # would still cost a full prompt read later; one cancelled while waiting here costs nothing.
+        slots = settings.llm_concurrency_limit
+        self._llm_slots = asyncio.Semaphore(slots) if slots else None
 
     async def warm_up(self) -> None:
         """Reads each language's fixed rules once, so llama.cpp's prompt cache holds them before the first question.
@@ -63,49 +70,68 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
     def _validate(self, request: generator_pb2.GenerateRequest) -> None:
         validate_generate(request, max_question_chars=self._s.max_question_chars, max_passages=self._s.max_passages)
 
-    async def GenerateStream(
-        self, request: generator_pb2.GenerateRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[generator_pb2.GenerateEvent]:
+    async def GenerateStream(self, request: generator_pb2.GenerateRequest, context: grpc.aio.ServicerContext) -> None:
+        """Streams with context.write() rather than `yield`: a cancelled or expired call then always lands
+        inside this coroutine, and leaving `aclosing` closes the HTTP stream to the LLM server at once
+        (an async generator abandoned at a `yield` is only closed when it is garbage-collected, and
+        llama.cpp would generate on until then)."""
         self._validate(request)
         language = request.language or detect_language(request.question)
         passages = [Passage(p.number, p.title, p.text, p.source) for p in request.passages]
         # The model reads only what bears on the question (a CPU reads prompts slowly); numbers unchanged.
         focused = focus(request.question, passages, self._s.context_budget)
         messages = build_messages(request.question, focused, language)  # type: ignore[arg-type]
-        yield generator_pb2.GenerateEvent(
-            prompt=generator_pb2.PromptInfo(
-                prompt_tokens=sum(count_tokens(m["content"]) for m in messages),
-                context_tokens=sum(count_tokens(p.text) for p in focused),
-                context_tokens_full=sum(count_tokens(p.text) for p in passages),
-                passages_used=[p.number for p in focused],
+        await context.write(
+            generator_pb2.GenerateEvent(
+                prompt=generator_pb2.PromptInfo(
+                    prompt_tokens=sum(count_tokens(m["content"]) for m in messages),
+                    context_tokens=sum(count_tokens(p.text) for p in focused),
+                    context_tokens_full=sum(count_tokens(p.text) for p in passages),
+                    passages_used=[p.number for p in focused],
+                )
             )
         )
         s = request.sampling
         max_tokens = min(s.max_tokens or self._s.max_tokens, self._s.max_tokens)
-        started = time.perf_counter()
-        first_token_at: float | None = None
         try:
-            async for delta in self._client.stream(
-                messages,
-                max_tokens=max_tokens,
-                temperature=s.temperature or self._s.temperature,
-                top_p=s.top_p or self._s.top_p,
-                seed=s.seed or None,
-            ):
-                if delta.is_final:
-                    _record_tokens(delta.prompt_tokens or 0, delta.completion_tokens or 0, first_token_at or started)
-                    yield generator_pb2.GenerateEvent(
-                        done=generator_pb2.GenerateDone(
-                            finish_reason=delta.finish_reason or "stop",
-                            prompt_tokens=delta.prompt_tokens or 0,
-                            completion_tokens=delta.completion_tokens or 0,
-                            model_id=self._model_id,
-                            cached_tokens=delta.cached_tokens,
+            async with AsyncExitStack() as stack:
+                if self._llm_slots is not None:
+                    await stack.enter_async_context(self._llm_slots)
+                # The caller's deadline bounds the LLM call too: min(GENERATOR_REQUEST_TIMEOUT_S, time left).
+                timeout_s = hop_timeout(self._s.request_timeout_s, context.time_remaining(), "the LLM call")
+                started = time.perf_counter()
+                first_token_at: float | None = None
+                deltas = await stack.enter_async_context(
+                    aclosing(
+                        self._client.stream(
+                            messages,
+                            max_tokens=max_tokens,
+                            temperature=s.temperature or self._s.temperature,
+                            top_p=s.top_p or self._s.top_p,
+                            seed=s.seed or None,
+                            timeout_s=timeout_s,
                         )
                     )
-                elif delta.text:
-                    first_token_at = first_token_at or time.perf_counter()
-                    yield generator_pb2.GenerateEvent(token=delta.text)
+                )
+                async for delta in deltas:
+                    if delta.is_final:
+                        _record_tokens(
+                            delta.prompt_tokens or 0, delta.completion_tokens or 0, first_token_at or started
+                        )
+                        await context.write(
+                            generator_pb2.GenerateEvent(
+                                done=generator_pb2.GenerateDone(
+                                    finish_reason=delta.finish_reason or "stop",
+                                    prompt_tokens=delta.prompt_tokens or 0,
+                                    completion_tokens=delta.completion_tokens or 0,
+                                    model_id=self._model_id,
+                                    cached_tokens=delta.cached_tokens,
+                                )
+                            )
+                        )
+                    elif delta.text:
+                        first_token_at = first_token_at or time.perf_counter()
+                        await context.write(generator_pb2.GenerateEvent(token=delta.text))
         except GeneratorTimeout as exc:
             raise DeadlineExceeded(str(exc)) from exc
         except GeneratorRequestError as exc:

@@ -36,7 +36,23 @@ class GeneratorSettings(BaseServiceSettings):
     top_p: float = Field(0.9, gt=0.0, le=1.0, description="Default nucleus sampling top-p.")
     max_passages: int = Field(20, ge=1, description="Most context passages per request.")
     max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")
-    request_timeout_s: float = Field(300.0, gt=0, description="Deadline of one generation at the LLM server.")
+    request_timeout_s: float = Field(
+        300.0, gt=0, description="Deadline of one generation at the LLM server; a caller's shorter deadline wins."
+    )
+    llm_concurrency: int | None = Field(
+        None,
+        ge=0,
+        description="Generations sent to the LLM server at once; the rest wait in this service, where a cancelled "
+        "one costs nothing (llama.cpp notices a closed connection only after reading the prompt). Unset = "
+        "GENERATOR_LLAMA_PARALLEL for the local llama.cpp server, no limit with GENERATOR_ENDPOINT; 0 = no limit.",
+    )
+    max_concurrent_rpcs: int = Field(
+        8,
+        ge=1,
+        description="Generations accepted at once (health checks not counted); more are refused at once with "
+        "RESOURCE_EXHAUSTED and a message to retry. The local server runs GENERATOR_LLAMA_PARALLEL of them and "
+        "queues the rest, so a few more than that keeps it busy without piling up minutes of waiting.",
+    )
     context_budget_tokens: int | None = Field(
         None,
         ge=0,
@@ -50,6 +66,13 @@ class GeneratorSettings(BaseServiceSettings):
         description="Let llama.cpp reuse the cached prompt prefix (the fixed rules) across requests; off only to "
         "measure what the cache saves.",
     )
+
+    @property
+    def llm_concurrency_limit(self) -> int:
+        """Generations in flight at the LLM server at once; 0 = no limit."""
+        if self.llm_concurrency is not None:
+            return self.llm_concurrency
+        return 0 if self.endpoint else self.llama_parallel
 
     @property
     def context_budget(self) -> int:

@@ -16,6 +16,7 @@ from weaverbird.v1 import (
 from weaverbird_common.clients import open_channel, peer_errors
 
 from weaverbird_orchestrator.catalog import Catalog
+from weaverbird_orchestrator.deadline import hop
 from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepared
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
@@ -60,7 +61,8 @@ def source_label(passage: Passage) -> str:
 
 
 class GrpcPeers:
-    """Implements `flow.Peers` over gRPC channels, with a deadline on every call."""
+    """Implements `flow.Peers` over gRPC channels, with a deadline on every call: the call's fixed
+    timeout, or what is left of the caller's deadline when that is shorter (deadline.caller_deadline)."""
 
     def __init__(self, settings: OrchestratorSettings) -> None:
         self._s = settings
@@ -81,7 +83,7 @@ class GrpcPeers:
         async with peer_errors("embedder"):
             response = await self._embedder.Embed(
                 embedder_pb2.EmbedRequest(texts=[text], kind=embedder_pb2.EMBED_KIND_QUERY),
-                timeout=self._s.embed_timeout_s,
+                timeout=hop(self._s.embed_timeout_s, "embedding the question"),
             )
         return list(response.vectors[0].values)
 
@@ -89,14 +91,14 @@ class GrpcPeers:
         async with peer_errors("embedder"):
             response = await self._embedder.Embed(
                 embedder_pb2.EmbedRequest(texts=list(texts), kind=embedder_pb2.EMBED_KIND_PASSAGE),
-                timeout=self._s.embed_timeout_s * 4,
+                timeout=hop(self._s.embed_timeout_s * 4, "embedding web passages"),
             )
         return [list(v.values) for v in response.vectors]
 
     async def embedder_model(self) -> str:
         async with peer_errors("embedder"):
             info = await self._embedder.DescribeModel(
-                embedder_pb2.DescribeModelRequest(), timeout=self._s.embed_timeout_s
+                embedder_pb2.DescribeModelRequest(), timeout=hop(self._s.embed_timeout_s, "asking the embedder's model")
             )
         return info.model_id
 
@@ -108,12 +110,14 @@ class GrpcPeers:
         if filters:
             request.filter.CopyFrom(filter_proto(filters))
         async with peer_errors("retriever"):
-            response = await self._retriever.Search(request, timeout=self._s.search_timeout_s)
+            response = await self._retriever.Search(request, timeout=hop(self._s.search_timeout_s, "searching"))
         return [passage_from_hit(h) for h in response.hits]
 
     async def catalog(self) -> Catalog:
         async with peer_errors("retriever"):
-            reply = await self._retriever.Catalog(retriever_pb2.CatalogRequest(), timeout=self._s.search_timeout_s)
+            reply = await self._retriever.Catalog(
+                retriever_pb2.CatalogRequest(), timeout=hop(self._s.search_timeout_s, "reading the catalog")
+            )
         return Catalog(
             companies={c.company: list(c.aliases) for c in reply.companies},
             points=reply.points,
@@ -138,18 +142,25 @@ class GrpcPeers:
             ],
             sampling=generator_pb2.SamplingParams(temperature=temperature, max_tokens=max_tokens),
         )
-        async with peer_errors("generator"):
-            async for event in self._generator.GenerateStream(request, timeout=self._s.generate_timeout_s):
-                kind = event.WhichOneof("event")
-                if kind == "done":
-                    d = event.done
-                    yield GenerationDone(
-                        d.finish_reason, d.prompt_tokens, d.completion_tokens, d.model_id, d.cached_tokens
-                    )
-                elif kind == "prompt":
-                    p = event.prompt
-                    yield PromptPrepared(
-                        p.prompt_tokens, p.context_tokens, p.context_tokens_full, tuple(p.passages_used)
-                    )
-                elif kind == "token":
-                    yield event.token
+        call = self._generator.GenerateStream(request, timeout=hop(self._s.generate_timeout_s, "generating"))
+        try:
+            async with peer_errors("generator"):
+                async for event in call:
+                    kind = event.WhichOneof("event")
+                    if kind == "done":
+                        d = event.done
+                        yield GenerationDone(
+                            d.finish_reason, d.prompt_tokens, d.completion_tokens, d.model_id, d.cached_tokens
+                        )
+                    elif kind == "prompt":
+                        p = event.prompt
+                        yield PromptPrepared(
+                            p.prompt_tokens, p.context_tokens, p.context_tokens_full, tuple(p.passages_used)
+                        )
+                    elif kind == "token":
+                        yield event.token
+        finally:
+            # However this generator ends (its consumer stopped early, was cancelled, or closed it), end the
+            # call now: leaving the loop alone does not cancel a gRPC stream, and the generator would go on
+            # generating (and llama.cpp with it) until the call object is garbage-collected.
+            call.cancel()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import grpc
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 
 from weaverbird_orchestrator import convert
+from weaverbird_orchestrator.deadline import caller_deadline
 from weaverbird_orchestrator.domain import AskParams, PromptPrepared, RouteDecision
 from weaverbird_orchestrator.flow import (
     CitationsEvent,
@@ -21,7 +23,10 @@ from weaverbird_orchestrator.validation import validate_ask
 
 
 class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
-    """Translates requests to `AskParams` and flow events to `AskEvent` messages."""
+    """Translates requests to `AskParams` and flow events to `AskEvent` messages.
+
+    Every call runs under its caller's deadline (deadline.caller_deadline), so each hop made for it
+    (embed, search, web, generate) gets min(its fixed timeout, the time left)."""
 
     def __init__(self, flow: QuestionFlow) -> None:
         self._flow = flow
@@ -43,42 +48,51 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         """Each flow event as its proto."""
         params = await self._params(request)
         cited_count = 0
-        async for event in self._flow.ask(params):
-            if isinstance(event, RouteDecision):
-                yield orchestrator_pb2.AskEvent(route=convert.route_proto(event))
-            elif isinstance(event, PromptPrepared):
-                yield orchestrator_pb2.AskEvent(prompt=convert.prompt_proto(event))
-            elif isinstance(event, TokenEvent):
-                yield orchestrator_pb2.AskEvent(token=event.text)
-            elif isinstance(event, CitationsEvent):
-                cited_count = len(event.passages)
-                citations = convert.citations_proto(event.passages, event.cited)
-                yield orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
-            elif isinstance(event, FurtherReadingEvent):
-                further = convert.further_proto(event.passages, cited_count + 1)
-                yield orchestrator_pb2.AskEvent(further_reading=orchestrator_pb2.FurtherReading(passages=further))
-            elif isinstance(event, DoneEvent):
-                record_question(event.decision)
-                done = convert.done_proto(
-                    event.generation,
-                    event.decision,
-                    event.conversation_id,
-                    event.answer_check,
-                    event.unsupported_numbers,
-                    event.answer_cites_passages,
-                    event.replacement,
-                )
-                yield orchestrator_pb2.AskEvent(done=done)
+        # aclosing: when this stream stops early, the flow (and its generator call) is closed now, not
+        # whenever the garbage collector finalises it.
+        async with aclosing(self._flow.ask(params)) as events:
+            async for event in events:
+                if isinstance(event, RouteDecision):
+                    yield orchestrator_pb2.AskEvent(route=convert.route_proto(event))
+                elif isinstance(event, PromptPrepared):
+                    yield orchestrator_pb2.AskEvent(prompt=convert.prompt_proto(event))
+                elif isinstance(event, TokenEvent):
+                    yield orchestrator_pb2.AskEvent(token=event.text)
+                elif isinstance(event, CitationsEvent):
+                    cited_count = len(event.passages)
+                    citations = convert.citations_proto(event.passages, event.cited)
+                    yield orchestrator_pb2.AskEvent(citations=orchestrator_pb2.CitationList(citations=citations))
+                elif isinstance(event, FurtherReadingEvent):
+                    further = convert.further_proto(event.passages, cited_count + 1)
+                    yield orchestrator_pb2.AskEvent(further_reading=orchestrator_pb2.FurtherReading(passages=further))
+                elif isinstance(event, DoneEvent):
+                    record_question(event.decision)
+                    done = convert.done_proto(
+                        event.generation,
+                        event.decision,
+                        event.conversation_id,
+                        event.answer_check,
+                        event.unsupported_numbers,
+                        event.answer_cites_passages,
+                        event.replacement,
+                    )
+                    yield orchestrator_pb2.AskEvent(done=done)
 
-    async def AskStream(
-        self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[orchestrator_pb2.AskEvent]:
-        async for proto in self._events(request):
-            yield proto
+    async def AskStream(self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext) -> None:
+        # context.write() rather than `yield`: a client that cancels (or whose deadline passes) then always
+        # interrupts this coroutine, and leaving `aclosing` ends the flow and its generator call at once.
+        with caller_deadline(context.time_remaining()):
+            async with aclosing(self._events(request)) as events:
+                async for proto in events:
+                    await context.write(proto)
 
     async def Ask(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.AskResponse:
+        with caller_deadline(context.time_remaining()):
+            return await self._ask(request)
+
+    async def _ask(self, request: orchestrator_pb2.AskRequest) -> orchestrator_pb2.AskResponse:
         response = orchestrator_pb2.AskResponse()
         answer: list[str] = []
         replacement = ""
@@ -107,7 +121,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
     async def Retrieve(
         self, request: orchestrator_pb2.AskRequest, context: grpc.aio.ServicerContext
     ) -> orchestrator_pb2.RetrieveResponse:
-        retrieval = await self._flow.retrieve(await self._params(request))
+        with caller_deadline(context.time_remaining()):
+            retrieval = await self._flow.retrieve(await self._params(request))
         record_question(retrieval.decision)
         return orchestrator_pb2.RetrieveResponse(
             route=convert.route_proto(retrieval.decision),

@@ -9,6 +9,8 @@ from pydantic_settings import SettingsConfigDict
 from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_common.settings import BaseServiceSettings
 
+from weaverbird_orchestrator.web.web_path import DEFAULT_MAX_CHUNKS
+
 
 class OrchestratorSettings(BaseServiceSettings):
     """Where the peer services are and how questions are routed."""
@@ -59,7 +61,17 @@ class OrchestratorSettings(BaseServiceSettings):
     query_embedder_backend: str = Field("use", description="Backend loaded for in_process query embedding.")
     embed_timeout_s: float = Field(5.0, gt=0, description="Deadline of one embedder call.")
     search_timeout_s: float = Field(5.0, gt=0, description="Deadline of one retriever call.")
-    generate_timeout_s: float = Field(300.0, gt=0, description="Deadline of one whole generation.")
+    generate_timeout_s: float = Field(
+        300.0,
+        gt=0,
+        description="Deadline of one whole generation; a caller's shorter deadline wins (as for every hop).",
+    )
+    max_concurrent_rpcs: int = Field(
+        32,
+        ge=1,
+        description="Questions served at once (health checks not counted); more are refused at once with "
+        "RESOURCE_EXHAUSTED and a message to retry. Each holds a generation, which the generator limits too.",
+    )
 
     web_provider: Literal["none", "searxng", "brave", "tavily"] = Field(
         "none", description="Web search provider used when local evidence is weak; none = local only."
@@ -73,6 +85,12 @@ class OrchestratorSettings(BaseServiceSettings):
     )
     web_search_timeout_s: float = Field(3.0, gt=0, description="Deadline of the search API call.")
     web_max_page_mb: float = Field(2.0, gt=0, description="Largest page fetched, in MiB.")
+    web_max_chunks: int = Field(
+        DEFAULT_MAX_CHUNKS,
+        ge=1,
+        description="Most web chunks embedded for one question (taken from every usable page in turn): a few "
+        "long pages must not make the request embed thousands of chunks after the fetch deadline.",
+    )
     web_allow_hosts: list[str] = Field(
         default_factory=list,
         description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",

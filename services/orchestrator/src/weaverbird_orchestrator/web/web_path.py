@@ -17,6 +17,7 @@ from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.loaders import UnreadableDocument, load_bytes
 from weaverbird_common.web import FetchedPage, FetchReport, PageFetcher
 
+from weaverbird_orchestrator.deadline import time_left
 from weaverbird_orchestrator.web.search import SearchProvider, SearchResult, WebSearchFailed
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,10 @@ log = logging.getLogger(__name__)
 _NAMELESS = "weaverbird-web-page"
 # Providers get `search_timeout_s`; this is the margin before we stop waiting for one that ignores it.
 _SEARCH_GRACE_S = 0.25
+# Most chunks one question embeds (ORCHESTRATOR_WEB_MAX_CHUNKS): five ordinary articles give ~50.
+DEFAULT_MAX_CHUNKS = 48
+# Web work stops this long before the caller's deadline, leaving time to rank, answer and say why.
+_DEADLINE_RESERVE_S = 0.5
 # A page with an English and a Chinese date: loading it makes the HTML date search (dateparser)
 # build its locale tables, which takes seconds the first time a page needs it.
 _WARM_UP_HTML = (
@@ -58,6 +63,8 @@ class WebGathering:
     failures: list[str]
     # Loading and chunking the fetched pages (runs after the fetch deadline, in a worker thread).
     extract_ms: float = 0.0
+    # Chunks left out by the per-question cap (max_chunks).
+    chunks_dropped: int = 0
     # The search results themselves, e.g. to show as further reading when pages fail.
     results: list[SearchResult] = field(default_factory=list)
 
@@ -73,6 +80,9 @@ class WebPath:
         search_timeout_s: Deadline for the search call itself (before the fetch deadline starts).
         enough_pages: once this many pages arrived, stragglers get a short grace, not the whole
             deadline (None = wait for every page up to the deadline).
+        max_chunks: most chunks kept for one question, taken from every page in turn.
+
+    Every step also ends by the caller's deadline (deadline.time_left) less a short reserve.
     """
 
     def __init__(
@@ -84,9 +94,11 @@ class WebPath:
         deadline_s: float,
         search_timeout_s: float,
         enough_pages: int | None = None,
+        max_chunks: int = DEFAULT_MAX_CHUNKS,
     ) -> None:
-        if pages < 1 or deadline_s <= 0 or search_timeout_s <= 0:
-            raise ValueError("pages must be >= 1 and both deadlines positive")
+        if pages < 1 or deadline_s <= 0 or search_timeout_s <= 0 or max_chunks < 1:
+            raise ValueError("pages and max_chunks must be >= 1 and both deadlines positive")
+        self._max_chunks = max_chunks
         self._provider = provider
         self._fetcher = fetcher
         self._enough_pages = enough_pages
@@ -112,9 +124,12 @@ class WebPath:
             with `status` "ok" if at least one page was usable, else the reason.
         """
         started = time.monotonic()
+        search_timeout = _bounded(self._search_timeout_s)
+        if search_timeout <= 0:
+            return self._give_up("search skipped: the request's deadline is too close", started)
         try:
-            async with asyncio.timeout(self._search_timeout_s + _SEARCH_GRACE_S):
-                results = await self._provider.search(query, self._pages, self._search_timeout_s)
+            async with asyncio.timeout(search_timeout + _SEARCH_GRACE_S):
+                results = await self._provider.search(query, self._pages, search_timeout)
         except WebSearchFailed as exc:
             return self._give_up(f"search failed: {exc.reason}", started)
         except TimeoutError:
@@ -132,8 +147,13 @@ class WebPath:
             return self._give_up("no search results", started, search_ms=search_ms, results=results)
 
         fetch_started = time.monotonic()
+        fetch_deadline = _bounded(self._deadline_s)
+        if fetch_deadline <= 0:
+            return self._give_up(
+                "fetch skipped: the request's deadline is too close", started, search_ms=search_ms, results=results
+            )
         try:
-            report = await self._fetcher.fetch_all(urls, self._deadline_s, enough=self._enough_pages)
+            report = await self._fetcher.fetch_all(urls, fetch_deadline, enough=self._enough_pages)
         except Exception as exc:  # fetch_all reports per page; anything else is a bug, not a reason to fail
             log.exception("web fetch raised")
             return self._give_up(f"fetch failed: {type(exc).__name__}", started, search_ms=search_ms, results=results)
@@ -141,8 +161,24 @@ class WebPath:
 
         extract_started = time.monotonic()
         # trafilatura and the chunker are CPU-bound; keep them off the event loop serving other RPCs.
-        documents, chunks, unreadable = await asyncio.to_thread(_load_pages, report, titles)
+        # A thread cannot be stopped, but the request need not wait for it past its deadline.
+        # The reserve kept back from the fetch is this step's: it may use what is left of the deadline.
+        extract_budget = time_left()
+        try:
+            async with asyncio.timeout(None if extract_budget is None else max(extract_budget, 0)):
+                documents, chunks, unreadable = (
+                    await asyncio.to_thread(_load_pages, report, titles) if report.pages else ([], [], [])
+                )
+        except TimeoutError:
+            return self._give_up(
+                "extraction stopped at the request's deadline", started, search_ms=search_ms, results=results
+            )
         extract_ms = _ms_since(extract_started)
+        kept = fair_share(chunks, self._max_chunks)
+        dropped = len(chunks) - len(kept)
+        if dropped:
+            log.info("web path: embedding %d of %d chunks (max_chunks)", len(kept), len(chunks))
+        chunks = kept
 
         failures = [f"{failure.url}: {failure.reason}" for failure in report.failed]
         failures += [f"{url}: timed out" for url in report.timed_out]
@@ -169,6 +205,7 @@ class WebPath:
             failures=failures,
             extract_ms=extract_ms,
             results=results,
+            chunks_dropped=dropped,
         )
 
     def _give_up(
@@ -187,6 +224,30 @@ class WebPath:
             failures=[],
             results=results or [],
         )
+
+
+def _bounded(seconds: float) -> float:
+    """`seconds`, or less when the caller's deadline (less a reserve) comes sooner; <= 0 = no time left."""
+    left = time_left()
+    return seconds if left is None else min(seconds, left - _DEADLINE_RESERVE_S)
+
+
+def fair_share(chunks: list[tuple[Document, Chunk]], limit: int) -> list[tuple[Document, Chunk]]:
+    """At most `limit` chunks, taken from each document in turn (its first chunk, then every second ...),
+    so one long page cannot crowd the others out. Each document's chunks keep their order."""
+    if len(chunks) <= limit:
+        return chunks
+    by_doc: dict[str, list[tuple[Document, Chunk]]] = {}
+    for item in chunks:
+        by_doc.setdefault(item[0].document_id, []).append(item)
+    kept: list[tuple[Document, Chunk]] = []
+    depth = 0
+    while len(kept) < limit:
+        for items in by_doc.values():
+            if depth < len(items) and len(kept) < limit:
+                kept.append(items[depth])
+        depth += 1
+    return kept
 
 
 def _load_pages(

@@ -27,7 +27,8 @@ def build_web_path(settings: OrchestratorSettings) -> WebPath | None:
         base_url=settings.web_base_url,
         api_key=settings.web_api_key.get_secret_value() if settings.web_api_key else None,
     )
-    fetcher = PageFetcher(UrlGuard(settings.web_allow_hosts), max_bytes=int(settings.web_max_page_mb * 1024 * 1024))
+    guard = UrlGuard(settings.web_allow_hosts, names_may_resolve_private=settings.web_allow_private_names)
+    fetcher = PageFetcher(guard, max_bytes=int(settings.web_max_page_mb * 1024 * 1024))
     return WebPath(
         provider,
         fetcher,
@@ -35,6 +36,7 @@ def build_web_path(settings: OrchestratorSettings) -> WebPath | None:
         deadline_s=settings.web_deadline_s,
         search_timeout_s=settings.web_search_timeout_s,
         enough_pages=min(settings.web_enough_pages, settings.web_pages),
+        max_chunks=settings.web_max_chunks,
     )
 
 

@@ -95,6 +95,11 @@ class OrchestratorSettings(BaseServiceSettings):
         default_factory=list,
         description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
     )
+    web_allow_private_names: bool = Field(
+        False,
+        description="Let allow-listed host NAMES resolve to private addresses (tests, an internal search "
+        "service); by default an allow-listed name must still resolve to public addresses.",
+    )
     kafka: KafkaSettings | None = Field(
         None, description="Kafka for publishing web documents to ingest (ORCHESTRATOR_KAFKA__BOOTSTRAP_SERVERS, ...)."
     )

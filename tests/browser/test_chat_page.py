@@ -1,6 +1,7 @@
 """README's demo questions asked through the web page in headless Chromium: the answer streams with the right
 figure, numbered citations link to their sources and show the passage, the route badge shows the route,
-and the page works from the keyboard alone. Screenshots go to benchmarks/results/screenshots/."""
+and the page works from the keyboard alone. A saved web source shows up in the knowledge-base tab with its
+provenance and is deleted from there. Screenshots go to benchmarks/results/screenshots/."""
 
 from __future__ import annotations
 
@@ -44,6 +45,17 @@ def tab_to(driver: Any, element_id: str, most: int = 8) -> bool:
         if driver.switch_to.active_element.get_attribute("id") == element_id:
             return True
     return False
+
+
+def retrieved_sources(gateway_url: str, document_id: str) -> set[str]:
+    """Sources of the passages /api/retrieve finds within one document."""
+    reply = httpx.post(
+        f"{gateway_url}/api/retrieve",
+        json={"question": "Aurora Tidal Power revenue", "filters": {"document_id": document_id}},
+        timeout=60,
+    )
+    assert reply.status_code == 200, reply.text
+    return {p["source"] for p in reply.json()["passages"] if p["document_id"] == document_id}
 
 
 def check_answer(driver: Any, turn: Any, figure: str, note: str) -> None:
@@ -126,7 +138,14 @@ def test_settings_tabs_and_add_panel_work_from_the_keyboard(browser: Any, gatewa
     WebDriverWait(browser, 60).until(lambda d: "400" in status.text)
     assert "127.0.0.1" in status.text  # the ingester's SSRF refusal, shown as it said it
     browser.find_element(By.ID, "tab-add").send_keys(Keys.ARROW_RIGHT)
-    assert browser.find_element(By.ID, "panel-kb").is_displayed()  # the placeholder for the KB browser
+    assert browser.find_element(By.ID, "panel-kb").is_displayed()
+    # The KB tab loads the list by itself; its filters work from the keyboard (Enter submits).
+    WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#kb-list li"))
+    company = browser.find_element(By.ID, "kb-company")
+    company.send_keys("青松新能源" + Keys.ENTER)
+    status = browser.find_element(By.ID, "kb-status")
+    WebDriverWait(browser, 60).until(lambda d: status.text.startswith("1 of 1"))
+    assert "青松新能源" in browser.find_element(By.ID, "kb-list").text
 
 
 def test_a_web_source_is_saved_to_the_knowledge_base(
@@ -151,9 +170,39 @@ def test_a_web_source_is_saved_to_the_knowledge_base(
     browser.save_screenshot(str(screenshots / "chat-web-saved.png"))
 
     document_id = status.text.rsplit("(", 1)[1].rstrip(")")
-    found = httpx.post(
-        f"{gateway_url}/api/retrieve",
-        json={"question": "Aurora Tidal Power revenue", "filters": {"document_id": document_id}},
-        timeout=60,
-    ).json()
-    assert found["passages"] and all(p["source"] == aurora for p in found["passages"])
+    assert retrieved_sources(gateway_url, document_id) == {aurora}
+
+    # The knowledge-base tab lists it (saved by a user, with its source), shows it and deletes it.
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.find_element(By.ID, "tab-kb").click()
+    row_css = f'#kb-list li[data-document-id="{document_id}"]'
+    WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, row_css))
+    row = browser.find_element(By.CSS_SELECTOR, row_css)
+    assert row.get_attribute("data-origin") == "user" and aurora in row.text and "saved by a user" in row.text.lower()
+    assert "Northwind" in browser.find_element(By.ID, "kb-list").text  # the demo KB is listed too
+    browser.save_screenshot(str(screenshots / "kb-tab.png"))
+
+    details = browser.find_element(By.ID, "kb-details")
+    assert not details.is_displayed()
+    row.find_element(By.CSS_SELECTOR, "button.kb-details-button").send_keys(Keys.ENTER)
+    WebDriverWait(browser, 30).until(lambda d: details.is_displayed())
+    assert browser.switch_to.active_element.get_attribute("id") == "kb-details-title"  # focus moved there
+    assert document_id in details.text and aurora in details.text
+
+    # Delete asks first: Escape keeps the document, the dialog's Delete removes it.
+    row.find_element(By.CSS_SELECTOR, "button.kb-delete-button").send_keys(Keys.ENTER)
+    dialog = browser.find_element(By.ID, "kb-confirm")
+    WebDriverWait(browser, 10).until(lambda d: dialog.is_displayed())
+    assert browser.switch_to.active_element.get_attribute("id") == "kb-confirm-cancel"  # the safe choice first
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    WebDriverWait(browser, 10).until(lambda d: not dialog.is_displayed())
+    assert browser.find_elements(By.CSS_SELECTOR, row_css)
+    row.find_element(By.CSS_SELECTOR, "button.kb-delete-button").click()
+    WebDriverWait(browser, 10).until(lambda d: dialog.is_displayed())
+    browser.find_element(By.ID, "kb-confirm-delete").click()
+    kb_status = browser.find_element(By.ID, "kb-status")
+    WebDriverWait(browser, 60).until(lambda d: "Deleted" in kb_status.text or "Failed" in kb_status.text)
+    assert kb_status.text.startswith(f"Deleted {document_id}"), kb_status.text
+    assert not browser.find_elements(By.CSS_SELECTOR, row_css) and not details.is_displayed()
+    assert retrieved_sources(gateway_url, document_id) == set()  # gone from retrieval
+    assert httpx.get(f"{gateway_url}/api/documents/{document_id}", timeout=30).status_code == 404

@@ -1,12 +1,58 @@
-"""`weaverbird` command line: ask, ingest, add, up, models, eval."""
+"""`weaverbird` command line: ask, ingest, add, kb, up, models, eval."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
 
-from weaverbird_cli import commands
+from weaverbird.v1 import retriever_pb2
+
+from weaverbird_cli import commands, render
 from weaverbird_cli.settings import CliSettings
+
+
+def _since(text: str) -> datetime:
+    """An ISO 8601 date or time; without a zone it is UTC."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 date or time: {text!r}") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _add_kb_parser(sub: argparse._SubParsersAction, addr: str) -> None:  # type: ignore[type-arg]
+    p_kb = sub.add_parser("kb", help="list, show or delete knowledge-base documents")
+    kb = p_kb.add_subparsers(dest="kb_command", required=True)
+    p_list = kb.add_parser("list", help="documents, newest first, with origin and provenance")
+    p_list.add_argument("--origin", choices=sorted(render.DOCUMENT_ORIGINS), help="how documents came in")
+    p_list.add_argument("--company", help="company name or alias (case-insensitive)")
+    p_list.add_argument("--language", choices=["en", "zh"])
+    p_list.add_argument("--since", type=_since, help="added at or after (ISO 8601, e.g. 2026-03-01)")
+    p_list.add_argument("--page-size", type=int, default=50, help="documents per page (1-500)")
+    p_list.add_argument("--page-token", default="", help="next page, as printed after a page")
+    p_list.add_argument("--all", dest="every", action="store_true", help="every page")
+    p_show = kb.add_parser("show", help="one document's metadata, provenance and chunk count")
+    p_show.add_argument("document_id")
+    p_delete = kb.add_parser("delete", help="delete a document (its chunks and its dedupe entry)")
+    p_delete.add_argument("document_id")
+    for parser in (p_list, p_show, p_delete):
+        parser.add_argument("--addr", default=addr, help="ingester host:port")
+
+
+def _kb(args: argparse.Namespace) -> int:
+    if args.kb_command == "show":
+        return commands.kb_show(args.addr, args.document_id)
+    if args.kb_command == "delete":
+        return commands.kb_delete(args.addr, args.document_id)
+    flt = retriever_pb2.DocumentFilter(
+        origin=render.DOCUMENT_ORIGINS.get(args.origin or "", 0),  # type: ignore[arg-type]
+        company=args.company or "",
+        language=args.language or "",
+    )
+    if args.since is not None:
+        flt.added_since.FromDatetime(args.since.astimezone(UTC))
+    return commands.kb_list(args.addr, flt, args.page_size, args.page_token, args.every)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     p_add.add_argument("--async", dest="asynchronous", action="store_true", help="queue via Kafka, don't wait")
     p_add.add_argument("--addr", default=settings.ingester_addr, help="ingester host:port")
 
+    _add_kb_parser(sub, settings.ingester_addr)
+
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")
     sub.add_parser("eval", help="retrieval | calibrate | answers on ../shared/data (see `weaverbird eval -h`)")
@@ -47,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         return commands.ingest(args.paths, args.addr)
     if args.command == "add":
         return commands.add(args.target, args.addr, args.asynchronous)
+    if args.command == "kb":
+        return _kb(args)
     if args.command == "up":
         return commands.up(settings)
     path = commands.prepare_model(settings)

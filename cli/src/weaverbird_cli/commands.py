@@ -1,4 +1,4 @@
-"""The `weaverbird` commands: ask, ingest, up, models."""
+"""The `weaverbird` commands: ask, ingest, add, kb, up, models."""
 
 from __future__ import annotations
 
@@ -151,6 +151,62 @@ def add(target: str, addr: str, asynchronous: bool) -> int:
         print(f"queued {target} for ingestion (document {reply.document_id})")
     else:
         print(f"added {reply.title!r} ({reply.chunks} chunks, document {reply.document_id})")
+    return 0
+
+
+def _kb_error(exc: grpc.RpcError, addr: str) -> int:
+    code = exc.code()
+    where = f" (ingester at {addr})" if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) else ""
+    print(f"error: {code.name}: {exc.details()}{where}", file=sys.stderr)
+    return 1
+
+
+def kb_list(addr: str, flt: retriever_pb2.DocumentFilter, page_size: int, page_token: str, every: bool) -> int:
+    """Prints the KB's documents, newest first: one page (and the token of the next), or all pages."""
+    request = ingester_pb2.IngesterServiceListDocumentsRequest(filter=flt, page_size=page_size, page_token=page_token)
+    shown = 0
+    with _channel(addr) as channel:
+        stub = ingester_pb2_grpc.IngesterServiceStub(channel)
+        while True:
+            try:
+                reply = stub.ListDocuments(request, timeout=60)
+            except grpc.RpcError as exc:
+                return _kb_error(exc, addr)
+            for doc in reply.documents:
+                print(render.document_line(doc))
+            shown += len(reply.documents)
+            if not (every and reply.next_page_token):
+                break
+            request.page_token = reply.next_page_token
+    print(f"{shown} of {reply.total_size} documents", file=sys.stderr)
+    if reply.next_page_token:
+        print(f"more: --page-token {reply.next_page_token}", file=sys.stderr)
+    return 0
+
+
+def kb_show(addr: str, document_id: str) -> int:
+    with _channel(addr) as channel:
+        try:
+            reply = ingester_pb2_grpc.IngesterServiceStub(channel).GetDocument(
+                ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id), timeout=60
+            )
+        except grpc.RpcError as exc:
+            return _kb_error(exc, addr)
+    print(render.document_details(reply.document, reply.preview))
+    return 0
+
+
+def kb_delete(addr: str, document_id: str) -> int:
+    """Deletes a document's chunks and its dedupe entry (so its URL can be added again)."""
+    with _channel(addr) as channel:
+        try:
+            reply = ingester_pb2_grpc.IngesterServiceStub(channel).DeleteDocument(
+                ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id), timeout=60
+            )
+        except grpc.RpcError as exc:
+            return _kb_error(exc, addr)
+    dedupe = "; its URL can be added again" if reply.dedupe_cleared else ""
+    print(f"deleted document {reply.document_id}: {reply.deleted_chunks} chunks{dedupe}")
     return 0
 
 

@@ -1,10 +1,11 @@
-"""Terminal rendering of answers: route report, citations, further reading."""
+"""Terminal rendering of answers (route report, citations, further reading) and of KB documents."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 
-from weaverbird.v1 import common_pb2, orchestrator_pb2
+from weaverbird.v1 import common_pb2, orchestrator_pb2, retriever_pb2
 
 _ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
 
@@ -70,3 +71,63 @@ def done_line(done: orchestrator_pb2.AnswerDone) -> str:
         )
     warning = check_line(done)
     return f"{warning}\n{line}" if warning else line
+
+
+DOCUMENT_ORIGINS = {
+    "local": retriever_pb2.DOCUMENT_ORIGIN_LOCAL,
+    "web": retriever_pb2.DOCUMENT_ORIGIN_WEB,
+    "user": retriever_pb2.DOCUMENT_ORIGIN_USER,
+}
+_ORIGIN_NAMES = {value: name for name, value in DOCUMENT_ORIGINS.items()}
+
+
+def _when(provenance: retriever_pb2.DocumentProvenance, field: str) -> str:
+    if not provenance.HasField(field):
+        return "-"
+    stamp = getattr(provenance, field).ToDatetime(tzinfo=UTC)
+    return stamp.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def provenance_text(provenance: retriever_pb2.DocumentProvenance) -> str:
+    """How the document came in: "web: 'question' (score 0.612)", "user", "local"."""
+    origin = _ORIGIN_NAMES.get(provenance.origin, "?")
+    if provenance.origin != retriever_pb2.DOCUMENT_ORIGIN_WEB or not provenance.question:
+        return origin
+    score = f" (score {provenance.best_score:.3f})" if provenance.HasField("best_score") else ""
+    return f"{origin}: {provenance.question!r}{score}"
+
+
+def document_line(doc: retriever_pb2.DocumentSummary) -> str:
+    """One row of `weaverbird kb list`."""
+    about = " ".join(x for x in (doc.company, str(doc.year) if doc.year else "", doc.language) if x)
+    return (
+        f"{doc.document_id}  {_when(doc.provenance, 'added_at'):<20}  {doc.title or doc.source}"
+        f"  [{about or '-'}; {doc.chunks} chunks]  {provenance_text(doc.provenance)}"
+    )
+
+
+def document_details(doc: retriever_pb2.DocumentSummary, preview: str = "") -> str:
+    """`weaverbird kb show`: every field, then the start of the text."""
+    p = doc.provenance
+    rows = [
+        ("document", doc.document_id),
+        ("title", doc.title),
+        ("source", doc.source),
+        ("origin", _ORIGIN_NAMES.get(p.origin, "?")),
+        ("added", _when(p, "added_at")),
+        ("company", doc.company + (f" (also {', '.join(doc.aliases)})" if doc.aliases else "")),
+        ("year", str(doc.year) if doc.year else ""),
+        ("quarter", f"Q{doc.quarter}" if doc.quarter else ""),
+        ("type", doc.doc_type),
+        ("language", doc.language),
+        ("published", doc.published_date),
+        ("chunks", str(doc.chunks)),
+    ]
+    if p.question:
+        rows.append(("question", p.question))
+    if p.HasField("best_score"):
+        rows.append(("best score", f"{p.best_score:.3f}"))
+    if p.HasField("found_at"):
+        rows.append(("found", _when(p, "found_at")))
+    text = "\n".join(f"{name + ':':<12}{value}" for name, value in rows if value)
+    return f"{text}\n\n{preview}" if preview else text

@@ -6,11 +6,12 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import datetime
 from http import HTTPStatus
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
@@ -30,6 +31,9 @@ STATIC = resources.files("weaverbird_gateway") / "static"
 _ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": schemas.ErrorBody} for status in (400, 409, 422, 429, 502, 503, 504)
 }
+_KB_ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": schemas.ErrorBody}, **_ERRORS}
+# Document ids are 16 hex digits; the bound only keeps junk out of the gRPC call.
+DocumentId = Annotated[str, Path(min_length=1, max_length=256, description="The document's id.")]
 _ASK_STREAM_DOC = {
     "description": "Server-Sent Events, in order: `route`, `prompt` (when the model is asked), `token`* "
     "(`{text}`), `citations`, `further_reading`, `done`. When `done.replacement_answer` is set the answer "
@@ -193,6 +197,44 @@ def create_app(settings: GatewaySettings) -> FastAPI:
             raise GatewayError(422, _validation_message(exc.errors()), "INVALID_ARGUMENT") from None
         reply = await backend(request).add_document(convert.add_file_request(data, filename, meta))
         return convert.document_added(reply)
+
+    @app.get("/api/documents", tags=["knowledge base"], responses=_ERRORS)
+    async def list_documents(
+        request: Request,
+        origin: Annotated[
+            Literal["local", "web", "user"] | None,
+            Query(description="local: files and text; web: found by web search; user: pages users saved."),
+        ] = None,
+        company: Annotated[str | None, Query(max_length=200, description="Company or alias, any case.")] = None,
+        language: Annotated[Literal["en", "zh"] | None, Query()] = None,
+        since: Annotated[datetime | None, Query(description="Added at or after (ISO 8601; no zone = UTC).")] = None,
+        page_size: Annotated[int, Query(ge=0, le=500, description="0 = 50.")] = 50,
+        page_token: Annotated[str, Query(max_length=2000, description="next_page_token of the last page.")] = "",
+    ) -> schemas.DocumentList:
+        """The knowledge base's documents, newest first, with their origin and provenance (for a web page:
+        the question and score that brought it in)."""
+        reply = await backend(request).list_documents(
+            convert.list_documents_request(
+                origin=origin,
+                company=company,
+                language=language,
+                since=since,
+                page_size=page_size,
+                page_token=page_token,
+            )
+        )
+        return convert.document_list(reply)
+
+    @app.get("/api/documents/{document_id}", tags=["knowledge base"], responses=_KB_ERRORS)
+    async def get_document(document_id: DocumentId, request: Request) -> schemas.DocumentDetails:
+        """One document: metadata, provenance, chunk count and the start of its text; 404 if not stored."""
+        return convert.document_details(await backend(request).get_document(document_id))
+
+    @app.delete("/api/documents/{document_id}", tags=["knowledge base"], responses=_KB_ERRORS)
+    async def delete_document(document_id: DocumentId, request: Request) -> schemas.DocumentDeleted:
+        """Deletes a document: its chunks and the ingester's dedupe entry, so the same URL can be added
+        again; 404 if there was nothing to delete."""
+        return convert.document_deleted(await backend(request).delete_document(document_id))
 
     @app.get("/healthz", tags=["operations"])
     async def healthz() -> dict[str, str]:

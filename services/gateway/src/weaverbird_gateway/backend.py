@@ -1,4 +1,5 @@
-"""The gateway's gRPC side: channels to the orchestrator and the ingester, one method per HTTP action.
+"""The gateway's gRPC side: channels to the orchestrator and the ingester (which also manages the knowledge
+base's documents), one method per HTTP action.
 
 Every failed call becomes a `GatewayError` with the matching HTTP status (errors.py); nothing here knows
 about HTTP requests, so it is tested against the real services without a web server.
@@ -61,6 +62,32 @@ class Backend:
     async def add_document(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
         try:
             return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise self._error(exc, "ingester") from None
+
+    async def list_documents(
+        self, request: ingester_pb2.IngesterServiceListDocumentsRequest
+    ) -> ingester_pb2.IngesterServiceListDocumentsResponse:
+        try:
+            return await self._add.ListDocuments(request, timeout=self._settings.kb_timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            raise self._error(exc, "ingester") from None
+
+    async def get_document(self, document_id: str) -> ingester_pb2.IngesterServiceGetDocumentResponse:
+        try:
+            return await self._add.GetDocument(
+                ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id),
+                timeout=self._settings.kb_timeout_s,
+            )
+        except grpc.aio.AioRpcError as exc:
+            raise self._error(exc, "ingester") from None
+
+    async def delete_document(self, document_id: str) -> ingester_pb2.IngesterServiceDeleteDocumentResponse:
+        try:
+            return await self._add.DeleteDocument(
+                ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id),
+                timeout=self._settings.kb_timeout_s,
+            )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, "ingester") from None
 

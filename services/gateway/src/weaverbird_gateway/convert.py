@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
+from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message
-from weaverbird.v1 import common_pb2, ingester_pb2, orchestrator_pb2
+from weaverbird.v1 import common_pb2, ingester_pb2, orchestrator_pb2, retriever_pb2
 
 from weaverbird_gateway import schemas
 from weaverbird_gateway.errors import GatewayError
@@ -13,6 +15,12 @@ from weaverbird_gateway.errors import GatewayError
 _ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
 _ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
 _ORIGIN_PROTO = {value: key for key, value in _ORIGIN.items()}
+DOCUMENT_ORIGINS = {
+    "local": retriever_pb2.DOCUMENT_ORIGIN_LOCAL,
+    "web": retriever_pb2.DOCUMENT_ORIGIN_WEB,
+    "user": retriever_pb2.DOCUMENT_ORIGIN_USER,
+}
+_DOCUMENT_ORIGIN_NAMES = {value: name for name, value in DOCUMENT_ORIGINS.items()}
 _CHECK = {
     orchestrator_pb2.ANSWER_CHECK_SUPPORTED: "supported",
     orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED: "unsupported",
@@ -163,4 +171,76 @@ def ask_event(event: orchestrator_pb2.AskEvent) -> tuple[str, dict[str, Any]]:
 def document_added(reply: ingester_pb2.AddDocumentResponse) -> schemas.DocumentAdded:
     return schemas.DocumentAdded(
         document_id=reply.document_id, title=reply.title, pages=reply.pages, chunks=reply.chunks, queued=reply.queued
+    )
+
+
+def list_documents_request(
+    *,
+    origin: str | None,
+    company: str | None,
+    language: str | None,
+    since: datetime | None,
+    page_size: int,
+    page_token: str,
+) -> ingester_pb2.IngesterServiceListDocumentsRequest:
+    flt = _build(
+        retriever_pb2.DocumentFilter,
+        origin=DOCUMENT_ORIGINS[origin] if origin else retriever_pb2.DOCUMENT_ORIGIN_UNSPECIFIED,
+        company=company or "",
+        language=language or "",
+    )
+    if since is not None:
+        # A time without a zone is taken as UTC, as the page sends it.
+        try:
+            flt.added_since.FromDatetime((since if since.tzinfo else since.replace(tzinfo=UTC)).astimezone(UTC))
+        except (ValueError, OverflowError) as exc:
+            raise GatewayError(400, f"since: {exc}", "INVALID_ARGUMENT") from None
+    return _build(
+        ingester_pb2.IngesterServiceListDocumentsRequest, filter=flt, page_size=page_size, page_token=page_token
+    )
+
+
+def _time(stamp: timestamp_pb2.Timestamp, present: bool) -> datetime | None:
+    return stamp.ToDatetime(tzinfo=UTC) if present else None
+
+
+def document(d: retriever_pb2.DocumentSummary) -> schemas.DocumentInfo:
+    p = d.provenance
+    return schemas.DocumentInfo(
+        document_id=d.document_id,
+        title=d.title,
+        source=d.source,
+        language=d.language,
+        company=d.company,
+        aliases=list(d.aliases),
+        year=d.year,
+        quarter=d.quarter,
+        doc_type=d.doc_type,
+        published_date=d.published_date,
+        chunks=d.chunks,
+        provenance=schemas.DocumentProvenance(
+            origin=_DOCUMENT_ORIGIN_NAMES.get(p.origin, "unspecified"),  # type: ignore[arg-type]
+            added_at=_time(p.added_at, p.HasField("added_at")),
+            question=p.question,
+            best_score=p.best_score if p.HasField("best_score") else None,
+            found_at=_time(p.found_at, p.HasField("found_at")),
+        ),
+    )
+
+
+def document_list(reply: ingester_pb2.IngesterServiceListDocumentsResponse) -> schemas.DocumentList:
+    return schemas.DocumentList(
+        documents=[document(d) for d in reply.documents],
+        next_page_token=reply.next_page_token,
+        total_size=reply.total_size,
+    )
+
+
+def document_details(reply: ingester_pb2.IngesterServiceGetDocumentResponse) -> schemas.DocumentDetails:
+    return schemas.DocumentDetails(document=document(reply.document), preview=reply.preview)
+
+
+def document_deleted(reply: ingester_pb2.IngesterServiceDeleteDocumentResponse) -> schemas.DocumentDeleted:
+    return schemas.DocumentDeleted(
+        document_id=reply.document_id, deleted_chunks=reply.deleted_chunks, dedupe_cleared=reply.dedupe_cleared
     )

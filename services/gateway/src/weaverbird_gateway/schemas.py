@@ -6,6 +6,7 @@ short lower-case words ("local", "web", "supported").
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -75,6 +76,57 @@ class DocumentAdded(BaseModel):
     pages: int
     chunks: int
     queued: bool
+
+
+DocumentOriginName = Literal["local", "web", "user"]
+
+
+class DocumentProvenance(BaseModel):
+    """How a document came in: `local` (a file or text), `web` (found by web search while answering
+    `question`, with best passage score `best_score` >= c, at `found_at`) or `user` (a page a user saved).
+    Documents stored before provenance was recorded have no times and `local` / `web` only."""
+
+    origin: DocumentOriginName | Literal["unspecified"]
+    added_at: datetime | None
+    question: str
+    best_score: float | None
+    found_at: datetime | None
+
+
+class DocumentInfo(BaseModel):
+    """One document of the knowledge base, as its first chunk describes it."""
+
+    document_id: str
+    title: str
+    source: str = Field(description="A URL or a file name.")
+    language: str
+    company: str
+    aliases: list[str]
+    year: int
+    quarter: int
+    doc_type: str
+    published_date: str
+    chunks: int
+    provenance: DocumentProvenance
+
+
+class DocumentList(BaseModel):
+    """A page of documents, newest first; pass `next_page_token` as `page_token` for the next ("" = last)."""
+
+    documents: list[DocumentInfo]
+    next_page_token: str
+    total_size: int = Field(description="Documents matching the filters, over all pages.")
+
+
+class DocumentDetails(BaseModel):
+    document: DocumentInfo
+    preview: str = Field(description="The text of the document's first chunk (at most 2000 characters).")
+
+
+class DocumentDeleted(BaseModel):
+    document_id: str
+    deleted_chunks: int
+    dedupe_cleared: bool = Field(description="The ingester forgot the page, so the same URL is stored again.")
 
 
 class Timings(BaseModel):

@@ -24,6 +24,7 @@ class GatewaySettings(BaseSettings):
     ask_timeout_s: float = Field(600.0, gt=0, description="Deadline of one streamed answer (CPU models are slow).")
     retrieve_timeout_s: float = Field(30.0, gt=0, description="Deadline of one Retrieve call.")
     add_timeout_s: float = Field(300.0, gt=0, description="Deadline of one AddDocument call (a large PDF takes time).")
+    kb_timeout_s: float = Field(30.0, gt=0, description="Deadline of one knowledge-base list / show / delete call.")
     ready_timeout_s: float = Field(2.0, gt=0, description="Deadline of the orchestrator health check behind /readyz.")
     retry_after_s: int = Field(
         1, ge=1, description="Retry-After sent with 429 when the service gave no hint of its own."

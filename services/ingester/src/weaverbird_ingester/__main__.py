@@ -13,6 +13,7 @@ from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_ingester.consumer import IngestConsumer
 from weaverbird_ingester.dedupe import DedupeIndex
+from weaverbird_ingester.kb_admin import KnowledgeBaseAdmin
 from weaverbird_ingester.metrics import export_forever
 from weaverbird_ingester.peers import GrpcKnowledgeBase
 from weaverbird_ingester.servicer import IngesterServicer
@@ -40,6 +41,7 @@ async def main() -> None:
     metrics_task: asyncio.Task[None] | None = None
     # Loops the ingester is useless without: if one dies, health turns NOT_SERVING and the pod restarts.
     supervised: dict[str, asyncio.Task[None]] = {}
+    dedupe: DedupeIndex | None = None
     if settings.kafka is not None:
         data_dir = Path(settings.data_dir)
         dedupe = DedupeIndex(data_dir / "ingest-dedupe.sqlite")
@@ -50,6 +52,8 @@ async def main() -> None:
             dedupe=dedupe,
             max_document_bytes=max_bytes,
             concurrency=settings.consume_concurrency,
+            # A remembered page whose document was deleted since (on any replica) is stored again.
+            stored=kb.document_stored,
         )
         publisher = IngestPublisher(settings.kafka)
         consumer_task = asyncio.create_task(consumer.run(), name="kafka-consumer")
@@ -58,7 +62,14 @@ async def main() -> None:
 
     binding = ServiceBinding(
         ingester_pb2_grpc.add_IngesterServiceServicer_to_server,
-        IngesterServicer(writer, max_bytes, fetch_url, publisher.publish if publisher else None, url_guard=guard),
+        IngesterServicer(
+            writer,
+            max_bytes,
+            fetch_url,
+            publisher.publish if publisher else None,
+            url_guard=guard,
+            admin=KnowledgeBaseAdmin(kb, dedupe),
+        ),
         ingester_pb2.DESCRIPTOR.services_by_name["IngesterService"].full_name,
     )
 

@@ -33,7 +33,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from weaverbird_common import telemetry
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, load_bytes
+from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, document_id_for, load_bytes
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
 from weaverbird_common.ingest_messages import (
     DeadLetter,
@@ -46,12 +46,16 @@ from weaverbird_common.ingest_messages import (
 from weaverbird_common.kafka_config import KafkaSettings
 
 from weaverbird_ingester.dedupe import DedupeIndex
+from weaverbird_ingester.provenance import Provenance, with_provenance
 from weaverbird_ingester.writer import DocumentWriter, WriteResult
 
 log = logging.getLogger(__name__)
 
 FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
 """Fetches a URL (with the web fetcher's SSRF checks); returns (body, final URL after redirects)."""
+
+DocumentStored = Callable[[str], Awaitable[bool]]
+"""Whether the knowledge base still holds any chunk of the document with this id."""
 
 # Errors meaning "the knowledge base is not there right now": retried without limit, never dead-lettered.
 TRANSIENT_ERRORS: tuple[type[Exception], ...] = (Unavailable, DeadlineExceeded, Overloaded)
@@ -123,6 +127,7 @@ class IngestConsumer:
         concurrency: int = 4,
         consumer_factory: Callable[[KafkaSettings], Any] = _kafka_consumer,
         producer_factory: Callable[[KafkaSettings], Any] = _kafka_producer,
+        stored: DocumentStored | None = None,
     ) -> None:
         """Creates the consumer; it connects when run() starts.
 
@@ -138,6 +143,9 @@ class IngestConsumer:
             poll_timeout_s: longest wait in one poll, which bounds how fast stop() takes effect.
             max_document_bytes: largest fetched body accepted. Default 50 MiB.
             consumer_factory, producer_factory: build the kafka-python clients (fakes in tests).
+            stored: asked before a remembered page is skipped; when its document was deleted since
+                (on another replica, or straight from the retriever) the page is stored again.
+                None trusts the dedupe index alone.
         """
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -154,6 +162,7 @@ class IngestConsumer:
         self._slots = asyncio.Semaphore(concurrency)
         self._consumer_factory = consumer_factory
         self._producer_factory = producer_factory
+        self._stored = stored
         self._stop = threading.Event()
         # kafka-python clients are not safe to share across threads, so one thread does every call.
         self._executor: ThreadPoolExecutor | None = None
@@ -345,7 +354,7 @@ class IngestConsumer:
             source, data, filename, content_sha256 = await self._content(message)
             # The company tag is part of what is stored: a page seen untagged is rewritten once tagged.
             content_key = f"{content_sha256}:{message.company}" if message.company else content_sha256
-            if self._dedupe.seen(source, content_key):
+            if self._dedupe.seen(source, content_key) and await self._still_stored(source):
                 self.duplicates += 1
                 log.debug("skipping %s: this content is already stored", source)
                 return
@@ -358,6 +367,20 @@ class IngestConsumer:
         self.processed += 1
         self.chunks_upserted += result.chunks
         log.info("ingested %s: %d chunks", source, result.chunks)
+
+    async def _still_stored(self, source: str) -> bool:
+        """Whether a page the index remembers is still in the knowledge base; if it was deleted, its
+        entry is dropped so it is stored again. A retriever that cannot answer pauses the partition."""
+        if self._stored is None:
+            return True
+        try:
+            stored = await self._stored(document_id_for(source))
+        except TRANSIENT_ERRORS as exc:
+            raise _Transient(f"{type(exc).__name__}: {exc}") from exc
+        if not stored:
+            log.info("%s was stored before and deleted since: storing it again", source)
+            self._dedupe.forget(source)
+        return stored
 
     async def _content(self, message: IngestMessage) -> tuple[str, bytes, str, str]:
         """(source URL, bytes to load, file name for the loader, content hash), from the message or the web.
@@ -415,7 +438,8 @@ class IngestConsumer:
         if not message.title and doc.title == PurePosixPath(filename).stem:
             # The loader fell back to our placeholder file name ("page"); the URL says more.
             doc.title = source
-        return doc
+        # The question and score that brought the page in are shown by ListDocuments / GetDocument.
+        return with_provenance(doc, Provenance.of_message(message))
 
     async def _write(self, doc: Document) -> WriteResult:
         for attempt in range(1, self._max_attempts + 1):

@@ -48,5 +48,9 @@ class DedupeIndex:
         """Drops `url`, e.g. after its document was deleted, so the next message stores it again."""
         self._db.execute("DELETE FROM ingested WHERE source = ?", (canonical_source(url),))
 
+    def forget_document(self, document_id: str) -> bool:
+        """Drops the entry of the document with this id (the id of its URL); True if there was one."""
+        return self._db.execute("DELETE FROM ingested WHERE document_id = ?", (document_id,)).rowcount > 0
+
     def close(self) -> None:
         self._db.close()

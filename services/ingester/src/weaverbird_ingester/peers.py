@@ -1,12 +1,17 @@
-"""gRPC clients of the embedder and retriever used to write chunks into the knowledge base."""
+"""gRPC clients of the embedder and retriever used to write chunks into the knowledge base and to read
+and delete its documents."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import grpc
 from weaverbird.v1 import common_pb2, embedder_pb2, embedder_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.clients import open_channel, peer_errors
 from weaverbird_common.docs.documents import Chunk, Document
+from weaverbird_common.errors import error_from_status
+
+from weaverbird_ingester.provenance import provenance_of
 
 
 def chunk_payload(doc: Document, chunk: Chunk) -> common_pb2.ChunkPayload:
@@ -50,9 +55,11 @@ class GrpcKnowledgeBase:
         return [list(v.values) for v in response.vectors]
 
     async def upsert(self, doc: Document, chunks: Sequence[Chunk], vectors: Sequence[list[float]]) -> None:
+        provenance = provenance_of(doc)
+        proto = provenance.to_proto() if provenance is not None else None
         request = retriever_pb2.UpsertRequest(
             chunks=[
-                retriever_pb2.Chunk(vector=vec, text=chunk.text, payload=chunk_payload(doc, chunk))
+                retriever_pb2.Chunk(vector=vec, text=chunk.text, payload=chunk_payload(doc, chunk), provenance=proto)
                 for chunk, vec in zip(chunks, vectors, strict=True)
             ]
         )
@@ -65,3 +72,26 @@ class GrpcKnowledgeBase:
                 retriever_pb2.DeleteDocumentRequest(document_id=document_id), timeout=self._timeout
             )
         return response.deleted
+
+    async def list_documents(self, request: retriever_pb2.ListDocumentsRequest) -> retriever_pb2.ListDocumentsResponse:
+        async with peer_errors("retriever"):
+            return await self._retriever.ListDocuments(request, timeout=self._timeout)
+
+    async def get_document(self, document_id: str) -> retriever_pb2.GetDocumentResponse:
+        """NotFound (from the retriever's NOT_FOUND) when no chunk of the document is stored."""
+        async with peer_errors("retriever"):
+            return await self._retriever.GetDocument(
+                retriever_pb2.GetDocumentRequest(document_id=document_id), timeout=self._timeout
+            )
+
+    async def document_stored(self, document_id: str) -> bool:
+        """Whether any chunk of the document is stored (asked of the retriever)."""
+        try:
+            await self._retriever.GetDocument(
+                retriever_pb2.GetDocumentRequest(document_id=document_id), timeout=self._timeout
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                return False
+            raise error_from_status(exc.code(), exc.details() or "", "retriever") from exc
+        return True

@@ -1,4 +1,5 @@
-"""gRPC adapter of the ingester: AddDocument loads a file, text or URL and writes it, or queues it."""
+"""gRPC adapter of the ingester: AddDocument loads a file, text or URL and writes it, or queues it;
+ListDocuments, GetDocument and DeleteDocument manage what the knowledge base holds (kb_admin)."""
 
 from __future__ import annotations
 
@@ -6,18 +7,27 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Literal
 
 import grpc
 from pydantic import ValidationError
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.loaders import ExtractionTimedOut, UnreadableDocument, document_id_for, load_bytes
-from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overloaded, plain_message
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overloaded, Unimplemented, plain_message
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.web.ssrf import UrlGuard
 
 from weaverbird_ingester.consumer import filename_for_url
-from weaverbird_ingester.validation import default_url_guard, validate_add, vet_url_for_queue
+from weaverbird_ingester.kb_admin import KnowledgeBaseAdmin
+from weaverbird_ingester.provenance import Provenance, with_provenance
+from weaverbird_ingester.validation import (
+    default_url_guard,
+    validate_add,
+    validate_document_id,
+    validate_list,
+    vet_url_for_queue,
+)
 from weaverbird_ingester.writer import DocumentWriter
 
 FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
@@ -51,14 +61,17 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         publish: Callable[[IngestMessage], bool | None] | None = None,
         *,
         url_guard: UrlGuard | None = None,
+        admin: KnowledgeBaseAdmin | None = None,
     ) -> None:
         """`url_guard` vets URLs before they are queued; by default it has the INGESTER_FETCH_ALLOW_HOSTS
-        allow-list, like the fetcher's guard (pass the same guard to share one)."""
+        allow-list, like the fetcher's guard (pass the same guard to share one). `admin` serves the
+        document RPCs (UNIMPLEMENTED without one)."""
         self._writer = writer
         self._max_bytes = max_document_bytes
         self._fetch_url = fetch_url
         self._publish = publish
         self._url_guard = url_guard or default_url_guard()
+        self._admin = admin
 
     async def _queue(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
         if self._publish is None:
@@ -80,7 +93,8 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         kind = request.WhichOneof("content")
         if kind == "url":
             body, final_url = await self._fetch_url(request.url)
-            data, filename, source, origin = body, filename_for_url(final_url, body), final_url, "user"
+            data, filename, source = body, filename_for_url(final_url, body), final_url
+            origin: Literal["local", "user"] = "user"
         elif kind == "text":
             data, filename = request.text.encode(), request.filename or "document.txt"
             filename = filename if "." in filename else filename + ".txt"
@@ -100,7 +114,7 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
             raise InvalidArgument(f"cannot read {filename}: {plain_message(str(exc))}") from exc
         # Pages a user saved from the web are stored as web documents with their URL as source.
         doc = dataclasses.replace(doc, origin="web") if origin == "user" else doc
-        return _apply_metadata(doc, request.metadata)
+        return with_provenance(_apply_metadata(doc, request.metadata), Provenance(origin))
 
     async def AddDocument(
         self, request: ingester_pb2.AddDocumentRequest, context: grpc.aio.ServicerContext
@@ -113,3 +127,26 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         return ingester_pb2.AddDocumentResponse(
             document_id=result.document_id, title=result.title, pages=result.pages, chunks=result.chunks
         )
+
+    def _require_admin(self) -> KnowledgeBaseAdmin:
+        if self._admin is None:
+            raise Unimplemented("this ingester does not manage documents")
+        return self._admin
+
+    async def ListDocuments(
+        self, request: ingester_pb2.IngesterServiceListDocumentsRequest, context: grpc.aio.ServicerContext
+    ) -> ingester_pb2.IngesterServiceListDocumentsResponse:
+        validate_list(request)
+        return await self._require_admin().list(request)
+
+    async def GetDocument(
+        self, request: ingester_pb2.IngesterServiceGetDocumentRequest, context: grpc.aio.ServicerContext
+    ) -> ingester_pb2.IngesterServiceGetDocumentResponse:
+        validate_document_id(request.document_id)
+        return await self._require_admin().get(request.document_id)
+
+    async def DeleteDocument(
+        self, request: ingester_pb2.IngesterServiceDeleteDocumentRequest, context: grpc.aio.ServicerContext
+    ) -> ingester_pb2.IngesterServiceDeleteDocumentResponse:
+        validate_document_id(request.document_id)
+        return await self._require_admin().delete(request.document_id)

@@ -18,6 +18,7 @@ from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.validation import (
     MAX_COMPANY_CHARS,
     MAX_DATE_CHARS,
+    MAX_ID_CHARS,
     MAX_QUARTER,
     MAX_URL_CHARS,
     MAX_YEAR,
@@ -32,6 +33,9 @@ MAX_FILENAME_CHARS = 255
 MAX_SOURCE_CHARS = MAX_URL_CHARS
 MAX_TITLE_CHARS = 1000
 LANGUAGES = ("", "en", "zh")
+# Documents per ListDocuments page (the retriever's limit).
+MAX_PAGE_SIZE = 500
+MAX_PAGE_TOKEN_CHARS = 2000
 
 
 class _FetchAllowList(BaseSettings):
@@ -94,3 +98,15 @@ async def vet_url_for_queue(guard: UrlGuard, url: str) -> None:
         await guard.vet(url)
     except HostUnresolvable:
         pass
+
+
+def validate_document_id(document_id: str) -> None:
+    check_text(document_id, "document_id", max_chars=MAX_ID_CHARS, required=True)
+
+
+def validate_list(request: ingester_pb2.IngesterServiceListDocumentsRequest) -> None:
+    """Paging here; the filter is checked by the retriever, which names the field."""
+    check_int(request.page_size, "page_size", minimum=0, maximum=MAX_PAGE_SIZE)
+    check_text(request.page_token, "page_token", max_chars=MAX_PAGE_TOKEN_CHARS)
+    check_text(request.filter.company, "filter.company", max_chars=MAX_COMPANY_CHARS)
+    check_choice(request.filter.language, "filter.language", LANGUAGES)

@@ -12,6 +12,8 @@ from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.entities import document_entities
 from weaverbird_common.questions import normalize_company
 
+from weaverbird_ingester.provenance import stamped
+
 
 class KnowledgeBase(Protocol):
     async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
@@ -39,7 +41,8 @@ class DocumentWriter:
         self._embed_batch = embed_batch
 
     async def write(self, doc: Document) -> WriteResult:
-        doc = aliases_for_company(doc)
+        # Every chunk records how the document came in and when this version was stored.
+        doc = stamped(aliases_for_company(doc))
         chunks = chunk_document(doc, target_tokens=self._chunk_tokens, max_tokens=self._max_chunk_tokens)
         # Embed everything before touching the store: a failed embedding then leaves the previous
         # version of the document intact instead of half-replaced.

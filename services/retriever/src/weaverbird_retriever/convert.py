@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from weaverbird.v1 import common_pb2, retriever_pb2
 
+from weaverbird_retriever import provenance
 from weaverbird_retriever.stores import ChunkRecord, Hit, point_id
 from weaverbird_retriever.stores.base import SearchMode
 
@@ -51,6 +52,8 @@ def dict_to_payload(data: Mapping[str, object]) -> common_pb2.ChunkPayload:
 
 def chunk_to_record(chunk: retriever_pb2.Chunk) -> ChunkRecord:
     payload = payload_to_dict(chunk.payload)
+    if chunk.HasField("provenance"):
+        payload.update(provenance.to_payload(chunk.provenance))
     chunk_id = chunk.id or point_id(chunk.payload.document_id, chunk.payload.chunk_index)
     return ChunkRecord(id=chunk_id, vector=list(chunk.vector), text=chunk.text, payload=payload)
 

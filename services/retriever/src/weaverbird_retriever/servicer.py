@@ -15,8 +15,9 @@ from contextlib import contextmanager
 import grpc
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common import telemetry
-from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Unavailable
+from weaverbird_common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 
+from weaverbird_retriever import documents
 from weaverbird_retriever.catalog import fetch_catalog
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.stores import AsyncVectorStore, CollectionMissing, DimensionMismatch, VectorStore
@@ -29,7 +30,14 @@ from weaverbird_retriever.stores.base import (
     StoreUnavailable,
 )
 from weaverbird_retriever.stores.threaded import as_async
-from weaverbird_retriever.validation import validate_catalog, validate_delete, validate_search, validate_upsert
+from weaverbird_retriever.validation import (
+    validate_catalog,
+    validate_delete,
+    validate_get_document,
+    validate_list_documents,
+    validate_search,
+    validate_upsert,
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +71,8 @@ def store_errors() -> Iterator[None]:
 
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
-    """Serves Upsert, Search, DeleteDocument, CollectionStats and Catalog over one collection."""
+    """Serves Upsert, Search, DeleteDocument, CollectionStats, Catalog, ListDocuments and GetDocument
+    over one collection."""
 
     def __init__(
         self,
@@ -218,3 +227,23 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             return retriever_pb2.CatalogResponse()
         with store_errors(), self._forget_missing():
             return await fetch_catalog(self._store, request.limit or _CATALOG_LIMIT)
+
+    async def ListDocuments(
+        self, request: retriever_pb2.ListDocumentsRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.ListDocumentsResponse:
+        validate_list_documents(request, max_page_size=documents.MAX_PAGE_SIZE)
+        if request.page_token:
+            documents.decode_token(request.page_token)  # a bad token is INVALID_ARGUMENT even when empty
+        if await self._known_dimension() is None:
+            return retriever_pb2.ListDocumentsResponse()
+        with store_errors(), self._forget_missing():
+            return await documents.list_documents(self._store, request)
+
+    async def GetDocument(
+        self, request: retriever_pb2.GetDocumentRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.GetDocumentResponse:
+        validate_get_document(request)
+        if await self._known_dimension() is None:
+            raise NotFound(f"document {request.document_id!r} is not in the knowledge base (it is empty)")
+        with store_errors(), self._forget_missing():
+            return await documents.get_document(self._store, request.document_id)

@@ -6,6 +6,9 @@ before it costs anything, with the field's path in the message (``chunks[3].vect
 
 from __future__ import annotations
 
+import math
+
+from google.protobuf import timestamp_pb2
 from weaverbird.v1 import common_pb2, retriever_pb2
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.validation import (
@@ -36,11 +39,20 @@ MAX_PAGE = 1_000_000
 MAX_CHUNK_INDEX = 10_000_000
 # Values listed per catalog field: far more companies than a KB of filings holds.
 MAX_CATALOG_LIMIT = 100_000
+# The question that found a web page (IngestMessage.question has the same limit).
+MAX_QUESTION_CHARS = 10_000
+MAX_PAGE_TOKEN_CHARS = 2000
 
 _ORIGINS = {
     common_pb2.ORIGIN_UNSPECIFIED: "ORIGIN_UNSPECIFIED",
     common_pb2.ORIGIN_LOCAL: "ORIGIN_LOCAL",
     common_pb2.ORIGIN_WEB: "ORIGIN_WEB",
+}
+_DOCUMENT_ORIGINS = {
+    retriever_pb2.DOCUMENT_ORIGIN_UNSPECIFIED: "DOCUMENT_ORIGIN_UNSPECIFIED",
+    retriever_pb2.DOCUMENT_ORIGIN_LOCAL: "DOCUMENT_ORIGIN_LOCAL",
+    retriever_pb2.DOCUMENT_ORIGIN_WEB: "DOCUMENT_ORIGIN_WEB",
+    retriever_pb2.DOCUMENT_ORIGIN_USER: "DOCUMENT_ORIGIN_USER",
 }
 _MODES = {
     retriever_pb2.SEARCH_MODE_UNSPECIFIED: "SEARCH_MODE_UNSPECIFIED",
@@ -68,6 +80,24 @@ def check_payload(payload: common_pb2.ChunkPayload, field: str) -> None:
     check_texts(payload.aliases, f"{field}.aliases", max_chars=MAX_COMPANY_CHARS)
 
 
+def check_timestamp(stamp: timestamp_pb2.Timestamp, field: str) -> None:
+    """A Timestamp a datetime can hold (years 1-9999, nanos in range)."""
+    try:
+        stamp.ToDatetime()
+    except (ValueError, OverflowError):
+        raise InvalidArgument(f"{field} is not a valid time (seconds={stamp.seconds}, nanos={stamp.nanos})") from None
+
+
+def check_provenance(provenance: retriever_pb2.DocumentProvenance, field: str) -> None:
+    check_enum(provenance.origin, f"{field}.origin", _DOCUMENT_ORIGINS)
+    check_text(provenance.question, f"{field}.question", max_chars=MAX_QUESTION_CHARS)
+    if provenance.HasField("best_score") and not math.isfinite(provenance.best_score):
+        raise InvalidArgument(f"{field}.best_score must be a finite number, got {provenance.best_score}")
+    for name in ("added_at", "found_at"):
+        if provenance.HasField(name):
+            check_timestamp(getattr(provenance, name), f"{field}.{name}")
+
+
 def validate_upsert(request: retriever_pb2.UpsertRequest, *, max_batch: int) -> int:
     """The dimension shared by every chunk's vector, once every chunk is well formed."""
     check_count(request.chunks, "chunks", minimum=1, maximum=max_batch)
@@ -84,6 +114,8 @@ def validate_upsert(request: retriever_pb2.UpsertRequest, *, max_batch: int) -> 
             )
         check_text(chunk.text, f"{field}.text", max_chars=MAX_CHUNK_TEXT_CHARS)
         check_payload(chunk.payload, f"{field}.payload")
+        if chunk.HasField("provenance"):
+            check_provenance(chunk.provenance, f"{field}.provenance")
     return dimension
 
 
@@ -108,3 +140,21 @@ def validate_delete(request: retriever_pb2.DeleteDocumentRequest) -> None:
 
 def validate_catalog(request: retriever_pb2.CatalogRequest) -> None:
     check_int(request.limit, "limit", minimum=0, maximum=MAX_CATALOG_LIMIT)
+
+
+def validate_document_filter(flt: retriever_pb2.DocumentFilter, field: str = "filter") -> None:
+    check_enum(flt.origin, f"{field}.origin", _DOCUMENT_ORIGINS)
+    check_text(flt.company, f"{field}.company", max_chars=MAX_COMPANY_CHARS)
+    check_text(flt.language, f"{field}.language", max_chars=MAX_LANGUAGE_CHARS)
+    if flt.HasField("added_since"):
+        check_timestamp(flt.added_since, f"{field}.added_since")
+
+
+def validate_list_documents(request: retriever_pb2.ListDocumentsRequest, *, max_page_size: int) -> None:
+    validate_document_filter(request.filter)
+    check_int(request.page_size, "page_size", minimum=0, maximum=max_page_size)
+    check_text(request.page_token, "page_token", max_chars=MAX_PAGE_TOKEN_CHARS)
+
+
+def validate_get_document(request: retriever_pb2.GetDocumentRequest) -> None:
+    check_text(request.document_id, "document_id", max_chars=MAX_ID_CHARS, required=True)

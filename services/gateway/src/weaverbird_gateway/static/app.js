@@ -1,4 +1,5 @@
-// WeaverBird web page: chat over POST api/ask (Server-Sent Events), saving pages and uploading files.
+// WeaverBird web page: chat over POST api/ask (Server-Sent Events), saving pages and uploading files, and
+// browsing and pruning the knowledge base (GET / DELETE api/documents).
 // Plain browser JavaScript, no build step and no dependencies. Text from the server is always inserted
 // as text (textContent), never as HTML.
 "use strict";
@@ -16,7 +17,18 @@ const TEXT = {
     addUrlTitle: "Save a web page", urlLabel: "Page address (URL)",
     asyncLabel: "Queue it (asynchronous, through Kafka)", save: "Save to knowledge base",
     uploadTitle: "Upload a file", fileLabel: "PDF, HTML, Markdown or text file", upload: "Upload",
-    kbSoon: "Browsing and pruning the knowledge base arrives with the knowledge-base API.",
+    kbOrigin: "Origin", kbAny: "any", originLocal: "local file", originWeb: "web search", originUser: "saved by a user",
+    kbCompany: "Company", kbLanguage: "Language", kbSince: "Added since", kbShow: "Show", kbMore: "More",
+    kbPreview: "Start of the text", kbClose: "Close", kbCancel: "Cancel", kbDelete: "Delete", kbDetails: "Details",
+    kbLoading: "Loading…", kbEmpty: "No documents match.",
+    kbCount: (shown, total) => `${shown} of ${total} documents`,
+    kbAdded: "added", kbChunks: (n) => `${n} chunks`, kbUnknownTime: "time not recorded",
+    kbFoundFor: (q) => `found for “${q}”`,
+    kbConfirm: (title) => `Delete “${title}” from the knowledge base? Its passages will no longer be retrieved.`,
+    kbDeleted: (r) => `Deleted ${r.document_id}: ${r.deleted_chunks} chunks` + (r.dedupe_cleared ? "; the page can be added again." : "."),
+    fTitle: "Title", fSource: "Source", fOrigin: "Origin", fAdded: "Added", fQuestion: "Question",
+    fScore: "Best score", fFound: "Found", fCompany: "Company", fYear: "Year", fQuarter: "Quarter",
+    fType: "Type", fLanguage: "Language", fPublished: "Published", fChunks: "Chunks", fId: "Document id",
     sources: "Sources", further: "Further reading",
     searching: "Searching…", reading: (n) => `The model is reading ${n} prompt tokens…`,
     writing: "Writing…", showPassage: "Show passage", page: "page", score: "score",
@@ -39,7 +51,18 @@ const TEXT = {
     addUrlTitle: "保存网页", urlLabel: "网页地址（URL）",
     asyncLabel: "排队处理（异步，经 Kafka）", save: "保存到知识库",
     uploadTitle: "上传文件", fileLabel: "PDF、HTML、Markdown 或文本文件", upload: "上传",
-    kbSoon: "浏览和删除知识库文档的功能将随知识库接口一起提供。",
+    kbOrigin: "来源", kbAny: "全部", originLocal: "本地文件", originWeb: "网络搜索", originUser: "用户保存",
+    kbCompany: "公司", kbLanguage: "语言", kbSince: "添加时间不早于", kbShow: "显示", kbMore: "更多",
+    kbPreview: "正文开头", kbClose: "关闭", kbCancel: "取消", kbDelete: "删除", kbDetails: "详情",
+    kbLoading: "加载中…", kbEmpty: "没有匹配的文档。",
+    kbCount: (shown, total) => `已显示 ${shown} / ${total} 个文档`,
+    kbAdded: "添加于", kbChunks: (n) => `${n} 个片段`, kbUnknownTime: "未记录时间",
+    kbFoundFor: (q) => `因问题“${q}”找到`,
+    kbConfirm: (title) => `从知识库删除“${title}”？删除后将不再检索到它的段落。`,
+    kbDeleted: (r) => `已删除 ${r.document_id}：${r.deleted_chunks} 个片段` + (r.dedupe_cleared ? "；该网页可以再次添加。" : "。"),
+    fTitle: "标题", fSource: "来源地址", fOrigin: "来源", fAdded: "添加时间", fQuestion: "问题",
+    fScore: "最高分", fFound: "发现时间", fCompany: "公司", fYear: "年度", fQuarter: "季度",
+    fType: "类型", fLanguage: "语言", fPublished: "发布日期", fChunks: "片段数", fId: "文档编号",
     sources: "来源", further: "延伸阅读",
     searching: "检索中…", reading: (n) => `模型正在阅读 ${n} 个提示词元…`,
     writing: "生成中…", showPassage: "查看段落", page: "第", score: "得分",
@@ -70,6 +93,7 @@ function applyLanguage(next) {
   for (const button of document.querySelectorAll(".lang button")) {
     button.setAttribute("aria-pressed", String(button.dataset.lang === next));
   }
+  if (kb.loaded) renderDocuments();
 }
 
 function selectTab(tab, focus) {
@@ -80,6 +104,7 @@ function selectTab(tab, focus) {
     document.getElementById(other.getAttribute("aria-controls")).hidden = !selected;
   }
   if (focus) tab.focus();
+  if (tab.id === "tab-kb") loadDocuments(false);
 }
 
 function setUpTabs() {
@@ -406,6 +431,194 @@ function setUpAdd() {
   });
 }
 
+// ---------------------------------------------------------------- the knowledge base tab
+
+const kb = { documents: [], nextToken: "", total: 0, loaded: false, opener: null };
+
+function formatTime(iso) {
+  if (!iso) return t("kbUnknownTime");
+  const when = new Date(iso);
+  return when.toLocaleString(lang === "zh" ? "zh-CN" : "en", { dateStyle: "medium", timeStyle: "short" });
+}
+
+function originLabel(origin) {
+  return t({ local: "originLocal", web: "originWeb", user: "originUser" }[origin] ?? "kbAny");
+}
+
+function kbQuery(pageToken) {
+  const params = new URLSearchParams();
+  for (const [name, id] of [["origin", "kb-origin"], ["company", "kb-company"], ["language", "kb-language"]]) {
+    const value = $(`#${id}`).value.trim();
+    if (value) params.set(name, value);
+  }
+  const since = $("#kb-since").value; // yyyy-mm-dd, the start of that day in the reader's time zone
+  if (since) params.set("since", new Date(`${since}T00:00:00`).toISOString());
+  params.set("page_size", "50");
+  if (pageToken) params.set("page_token", pageToken);
+  return params.toString();
+}
+
+// Loads the first page (more = false) or appends the next one.
+async function loadDocuments(more) {
+  const status = $("#kb-status");
+  status.textContent = t("kbLoading");
+  $("#kb-list").setAttribute("aria-busy", "true");
+  try {
+    const response = await fetch(`api/documents?${kbQuery(more ? kb.nextToken : "")}`, { headers: { Accept: "application/json" } });
+    if (!response.ok) throw new Error(await errorMessage(response));
+    const page = await response.json();
+    kb.documents = more ? [...kb.documents, ...page.documents] : page.documents;
+    kb.nextToken = page.next_page_token;
+    kb.total = page.total_size;
+    kb.loaded = true;
+    renderDocuments();
+  } catch (error) {
+    status.textContent = `${t("failed")}: ${error.message}`;
+  } finally {
+    $("#kb-list").setAttribute("aria-busy", "false");
+  }
+}
+
+function documentItem(doc) {
+  const item = document.createElement("li");
+  item.className = "kb-doc";
+  item.dataset.documentId = doc.document_id;
+  item.dataset.origin = doc.provenance.origin;
+  const title = document.createElement("h3");
+  title.className = "kb-doc-title";
+  title.textContent = doc.title || doc.source;
+  const source = document.createElement(/^https?:\/\//.test(doc.source) ? "a" : "span");
+  source.className = "kb-doc-source";
+  source.textContent = doc.source;
+  if (source.tagName === "A") {
+    source.href = doc.source;
+    source.target = "_blank";
+    source.rel = "noopener noreferrer";
+  }
+  const meta = document.createElement("p");
+  meta.className = "kb-doc-meta";
+  const origin = document.createElement("span");
+  origin.className = "kb-origin";
+  origin.textContent = originLabel(doc.provenance.origin);
+  const about = [doc.company, doc.year || "", doc.language, `${t("kbAdded")} ${formatTime(doc.provenance.added_at)}`, t("kbChunks", doc.chunks)];
+  meta.append(origin, " · ", about.filter(Boolean).join(" · "));
+  item.append(title, source, meta);
+  if (doc.provenance.question) {
+    const provenance = document.createElement("p");
+    provenance.className = "kb-doc-provenance";
+    const score = doc.provenance.best_score == null ? "" : ` · ${t("score")} ${doc.provenance.best_score.toFixed(3)}`;
+    provenance.textContent = t("kbFoundFor", doc.provenance.question) + score;
+    item.append(provenance);
+  }
+  const actions = document.createElement("div");
+  actions.className = "kb-doc-actions";
+  const details = document.createElement("button");
+  details.type = "button";
+  details.className = "kb-details-button";
+  details.textContent = t("kbDetails");
+  details.setAttribute("aria-label", `${t("kbDetails")}: ${title.textContent}`);
+  details.addEventListener("click", () => showDocument(doc.document_id, details));
+  const remove = document.createElement("button");
+  remove.type = "button";
+  remove.className = "kb-delete-button danger";
+  remove.textContent = t("kbDelete");
+  remove.setAttribute("aria-label", `${t("kbDelete")}: ${title.textContent}`);
+  remove.addEventListener("click", () => confirmDelete(doc, remove));
+  actions.append(details, remove);
+  item.append(actions);
+  return item;
+}
+
+function renderDocuments() {
+  $("#kb-list").replaceChildren(...kb.documents.map(documentItem));
+  $("#kb-more").hidden = !kb.nextToken;
+  $("#kb-status").textContent = kb.documents.length ? t("kbCount", kb.documents.length, kb.total) : t("kbEmpty");
+}
+
+async function showDocument(documentId, opener) {
+  const panel = $("#kb-details");
+  try {
+    const response = await fetch(`api/documents/${encodeURIComponent(documentId)}`, { headers: { Accept: "application/json" } });
+    if (!response.ok) throw new Error(await errorMessage(response));
+    const { document: doc, preview } = await response.json();
+    const p = doc.provenance;
+    const rows = [
+      ["fTitle", doc.title], ["fSource", doc.source], ["fOrigin", originLabel(p.origin)],
+      ["fAdded", formatTime(p.added_at)], ["fQuestion", p.question],
+      ["fScore", p.best_score == null ? "" : p.best_score.toFixed(3)], ["fFound", p.found_at ? formatTime(p.found_at) : ""],
+      ["fCompany", doc.company + (doc.aliases.length ? ` (${doc.aliases.join(", ")})` : "")],
+      ["fYear", doc.year || ""], ["fQuarter", doc.quarter ? `Q${doc.quarter}` : ""], ["fType", doc.doc_type],
+      ["fLanguage", doc.language], ["fPublished", doc.published_date], ["fChunks", String(doc.chunks)], ["fId", doc.document_id],
+    ];
+    const fields = $("#kb-details-fields");
+    fields.replaceChildren();
+    for (const [key, value] of rows) {
+      if (value === "" || value == null) continue;
+      const term = document.createElement("dt");
+      term.textContent = t(key);
+      const description = document.createElement("dd");
+      description.textContent = value;
+      description.dataset.field = key;
+      fields.append(term, description);
+    }
+    $("#kb-details-title").textContent = doc.title || doc.source;
+    $("#kb-details-preview").textContent = preview;
+    panel.dataset.documentId = doc.document_id;
+    panel.hidden = false;
+    kb.opener = opener;
+    $("#kb-details-title").focus(); // keyboard and screen-reader users land on what they opened
+  } catch (error) {
+    $("#kb-status").textContent = `${t("failed")}: ${error.message}`;
+  }
+}
+
+function confirmDelete(doc, opener) {
+  const dialog = $("#kb-confirm");
+  $("#kb-confirm-text").textContent = t("kbConfirm", doc.title || doc.source);
+  dialog.dataset.documentId = doc.document_id;
+  kb.opener = opener;
+  dialog.showModal(); // modal: focus stays inside, Escape cancels; Cancel has the focus first
+}
+
+async function deleteDocument(documentId) {
+  const status = $("#kb-status");
+  try {
+    const response = await fetch(`api/documents/${encodeURIComponent(documentId)}`, {
+      method: "DELETE", headers: { Accept: "application/json" },
+    });
+    if (!response.ok) throw new Error(await errorMessage(response));
+    const reply = await response.json();
+    kb.documents = kb.documents.filter((d) => d.document_id !== documentId);
+    kb.total = Math.max(0, kb.total - 1);
+    renderDocuments();
+    if ($("#kb-details").dataset.documentId === documentId) $("#kb-details").hidden = true;
+    status.textContent = t("kbDeleted", reply);
+    $("#kb-refresh").focus(); // the row and its buttons are gone
+  } catch (error) {
+    status.textContent = `${t("failed")}: ${error.message}`;
+  }
+}
+
+function setUpKnowledgeBase() {
+  $("#kb-filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    loadDocuments(false);
+  });
+  $("#kb-more").addEventListener("click", () => loadDocuments(true));
+  $("#kb-details-close").addEventListener("click", () => {
+    $("#kb-details").hidden = true;
+    if (kb.opener?.isConnected) kb.opener.focus();
+  });
+  const dialog = $("#kb-confirm");
+  $("#kb-confirm-cancel").addEventListener("click", () => dialog.close("cancel"));
+  $("#kb-confirm-delete").addEventListener("click", () => dialog.close("delete"));
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "delete") deleteDocument(dialog.dataset.documentId);
+    else if (kb.opener?.isConnected) kb.opener.focus();
+    dialog.returnValue = "";
+  });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll(".lang button")) {
     button.addEventListener("click", () => applyLanguage(button.dataset.lang));
@@ -413,5 +626,6 @@ document.addEventListener("DOMContentLoaded", () => {
   setUpTabs();
   setUpChat();
   setUpAdd();
+  setUpKnowledgeBase();
   applyLanguage((navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en");
 });

@@ -39,6 +39,8 @@ INDEXED_FIELDS: Mapping[str, Literal["keyword", "integer"]] = {
     "doc_type": "keyword",
     # Other names of the company (a list per chunk); indexed so the catalog can facet on it.
     "aliases": "keyword",
+    # Position in the document; indexed so listing documents reads one point (chunk 0) per document.
+    "chunk_index": "integer",
 }
 
 # Fixed namespace: changing it would give every chunk a new id and duplicate the whole collection.
@@ -97,6 +99,15 @@ class Hit:
     text: str
     payload: dict[str, PayloadValue]
     rank_score: float = 0.0
+
+
+@dataclass(frozen=True)
+class StoredPoint:
+    """A stored point read back by scroll: text is "" unless it was asked for; payload excludes it."""
+
+    id: str
+    text: str
+    payload: dict[str, PayloadValue]
 
 
 @dataclass(frozen=True)
@@ -165,6 +176,13 @@ class VectorStore(Protocol):
         """Delete every point whose payload document_id matches; returns how many were deleted."""
         ...
 
+    def scroll(
+        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
+    ) -> list[StoredPoint]:
+        """Up to limit points whose payload matches filters (exact, ANDed), in id order; no vectors,
+        and the text only when with_text (listing documents reads many payloads, not their text)."""
+        ...
+
     def stats(self) -> CollectionStats:
         """Collection name, point count, dimension and backend; CollectionMissing if not created."""
         ...
@@ -204,6 +222,10 @@ class AsyncVectorStore(Protocol):
     ) -> list[tuple[object, int]]: ...
 
     async def delete_document(self, document_id: str) -> int: ...
+
+    async def scroll(
+        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
+    ) -> list[StoredPoint]: ...
 
     async def stats(self) -> CollectionStats: ...
 

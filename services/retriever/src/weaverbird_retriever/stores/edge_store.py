@@ -17,6 +17,7 @@ from weaverbird_retriever.lexical import LEXICAL_VECTOR, SparseVector, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
     RRF_K,
+    TEXT_KEY,
     ChunkRecord,
     CollectionMissing,
     CollectionStats,
@@ -26,6 +27,7 @@ from weaverbird_retriever.stores.base import (
     LexicalMissing,
     SearchOptions,
     StoreClosed,
+    StoredPoint,
     StoreError,
     Vector,
     as_vector,
@@ -72,6 +74,8 @@ _PAYLOAD_GRAPH_FIELDS = frozenset({"company", "year", "quarter"})
 
 # Points read per scroll while adding lexical vectors to a shard made before them.
 _MIGRATE_PAGE = 1024
+# Points per scroll call when reading payloads back (listing documents).
+_SCROLL_PAGE = 1024
 
 
 class _RWLock:
@@ -322,6 +326,31 @@ class EdgeStore:
             shard, _ = self._require()
             response = _call(shard.facet, qe.FacetRequest(key, limit=limit, exact=True, filter=flt))
         return [(h.value, int(h.count)) for h in response.hits]
+
+    def scroll(
+        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
+    ) -> list[StoredPoint]:
+        flt = self._filter(check_filters(filters))
+        payload = True if with_text else qe.PayloadSelector.Exclude([TEXT_KEY])
+        out: list[StoredPoint] = []
+        offset = None
+        with self._lock.read():
+            shard, _ = self._require()
+            while len(out) < limit:
+                request = qe.ScrollRequest(
+                    offset=offset,
+                    limit=min(_SCROLL_PAGE, limit - len(out)),
+                    filter=flt,
+                    with_payload=payload,
+                    with_vector=False,
+                )
+                records, offset = _call(shard.scroll, request)
+                for r in records:
+                    text, fields = split_payload(r.payload)
+                    out.append(StoredPoint(id=str(r.id), text=text, payload=fields))
+                if offset is None:
+                    break
+        return out
 
     def stats(self) -> CollectionStats:
         with self._lock.read():

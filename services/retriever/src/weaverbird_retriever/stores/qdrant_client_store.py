@@ -26,6 +26,7 @@ from weaverbird_retriever.stores.base import (
     LexicalMissing,
     SearchOptions,
     StoreClosed,
+    StoredPoint,
     StoreError,
     Vector,
     as_vector,
@@ -158,6 +159,23 @@ class QdrantClientStore:
             self._dimension()
             response = self._client.facet(self._name, key=key, limit=limit, exact=True, facet_filter=flt)
         return [(h.value, int(h.count)) for h in response.hits]
+
+    def scroll(
+        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
+    ) -> list[StoredPoint]:
+        flt = rq.to_filter(check_filters(filters))
+        out: list[StoredPoint] = []
+        offset = None
+        with self._guard():
+            self._dimension()
+            while len(out) < limit:
+                records, offset = self._client.scroll(
+                    self._name, **rq.scroll_args(flt, limit - len(out), offset, with_text)
+                )
+                out.extend(rq.stored_points(records))
+                if offset is None:
+                    break
+        return out
 
     def stats(self) -> CollectionStats:
         with self._guard():

@@ -17,10 +17,12 @@ from weaverbird_retriever.lexical import LEXICAL_VECTOR, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
     RRF_K,
+    TEXT_KEY,
     ChunkRecord,
     FilterValue,
     Hit,
     SearchOptions,
+    StoredPoint,
     StoreError,
     StoreUnavailable,
     as_vector,
@@ -126,6 +128,29 @@ def hits(result: models.QueryResponse, dense: list[float], options: SearchOption
             stored = p.vector.get("") if isinstance(p.vector, dict) else p.vector
             score = cosine(dense, stored if isinstance(stored, list) else None)
         out.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
+    return out
+
+
+# Points per scroll request: a page of payloads without text is a few hundred KB.
+SCROLL_PAGE = 1024
+
+
+def scroll_args(flt: models.Filter | None, limit: int, offset: Any, with_text: bool) -> dict[str, Any]:
+    """Every scroll argument but the collection name: payloads (text only if asked), no vectors."""
+    return {
+        "scroll_filter": flt,
+        "limit": min(limit, SCROLL_PAGE),
+        "offset": offset,
+        "with_payload": True if with_text else models.PayloadSelectorExclude(exclude=[TEXT_KEY]),
+        "with_vectors": False,
+    }
+
+
+def stored_points(records: Sequence[models.Record]) -> list[StoredPoint]:
+    out = []
+    for record in records:
+        text, payload = split_payload(record.payload)
+        out.append(StoredPoint(id=str(record.id), text=text, payload=payload))
     return out
 
 

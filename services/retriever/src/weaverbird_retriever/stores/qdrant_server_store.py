@@ -26,6 +26,7 @@ from weaverbird_retriever.stores.base import (
     LexicalMissing,
     SearchOptions,
     StoreClosed,
+    StoredPoint,
     StoreError,
     Vector,
     as_vector,
@@ -140,6 +141,23 @@ class AsyncQdrantStore:
             await self._dimension()
             response = await self._client.facet(self._name, key=key, limit=limit, exact=True, facet_filter=flt)
         return [(h.value, int(h.count)) for h in response.hits]
+
+    async def scroll(
+        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
+    ) -> list[StoredPoint]:
+        flt = rq.to_filter(check_filters(filters))
+        out: list[StoredPoint] = []
+        offset = None
+        async with self._errors():
+            await self._dimension()
+            while len(out) < limit:
+                records, offset = await self._client.scroll(
+                    self._name, **rq.scroll_args(flt, limit - len(out), offset, with_text)
+                )
+                out.extend(rq.stored_points(records))
+                if offset is None:
+                    break
+        return out
 
     async def stats(self) -> CollectionStats:
         async with self._errors():

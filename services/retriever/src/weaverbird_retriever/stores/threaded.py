@@ -18,6 +18,7 @@ from weaverbird_retriever.stores.base import (
     FilterValue,
     Hit,
     SearchOptions,
+    StoredPoint,
     Vector,
     VectorStore,
 )
@@ -58,6 +59,11 @@ class ThreadedStore:
 
     async def delete_document(self, document_id: str) -> int:
         return await asyncio.to_thread(self.sync.delete_document, document_id)
+
+    async def scroll(
+        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
+    ) -> list[StoredPoint]:
+        return await asyncio.to_thread(self.sync.scroll, filters, limit, with_text=with_text)
 
     async def stats(self) -> CollectionStats:
         return await asyncio.to_thread(self.sync.stats)

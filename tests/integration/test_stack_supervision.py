@@ -19,9 +19,10 @@ import httpx
 import pytest
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
-from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
+from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.broker import tansu_binary
+from weaverbird_cli.security import LocalSecurity, cli_credentials
 from weaverbird_cli.stack import SERVICES, free_base_port, is_serving
 
 pytestmark = pytest.mark.integration
@@ -69,8 +70,13 @@ def _wait(condition: Callable[[], bool], timeout_s: float, what: str, log: Path)
 
 
 class Launcher:
-    def __init__(self, process: subprocess.Popen[bytes], base_port: int, log: Path) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], base_port: int, log: Path, data_dir: Path) -> None:
         self.process, self.base_port, self.log = process, base_port, log
+        # `up` secures the stack by default: a local CA, certificates and tokens under <data dir>/tls.
+        self.security = LocalSecurity(data_dir / "tls")
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        return self.security.channel_credentials("launcher")
 
     def addr(self, service: str) -> str:
         return f"127.0.0.1:{self.base_port + SERVICES.index(service)}"
@@ -104,7 +110,7 @@ def launcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launcher]:
         process = subprocess.Popen(
             [sys.executable, "-m", "weaverbird_cli", "up"], env=env, stdout=out, stderr=subprocess.STDOUT
         )
-    running = Launcher(process, base_port, log)
+    running = Launcher(process, base_port, log, data_dir)
     try:
         _wait(
             lambda: "WeaverBird is running" in running.output() or process.poll() is not None,
@@ -158,8 +164,8 @@ def _read_back(bootstrap: str, topic: str) -> list[bytes]:
         consumer.close()
 
 
-def _points(addr: str) -> int:
-    with grpc.insecure_channel(addr) as channel:
+def _points(addr: str, credentials: grpc.ChannelCredentials) -> int:
+    with grpc.secure_channel(addr, credentials) as channel:
         stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
         return stub.CollectionStats(retriever_pb2.CollectionStatsRequest(), timeout=10).points
 
@@ -177,11 +183,41 @@ def _gateway_port(launcher: Launcher) -> int:
     return int(match.group(1))
 
 
+def test_up_secures_every_service_with_mutual_tls_and_tokens(launcher: Launcher) -> None:
+    orchestrator, retriever = launcher.addr("orchestrator"), launcher.addr("retriever")
+    question = orchestrator_pb2.AskRequest(question="What was Northwind Robotics' revenue in fiscal 2024?")
+    # Plaintext gets no answer at all: the port speaks TLS only.
+    with grpc.insecure_channel(retriever) as channel, pytest.raises(grpc.RpcError) as plain:
+        retriever_pb2_grpc.RetrieverServiceStub(channel).CollectionStats(
+            retriever_pb2.CollectionStatsRequest(), timeout=10
+        )
+    assert plain.value.code() == grpc.StatusCode.UNAVAILABLE
+    # The CLI's certificate alone names no role; with its token it may ask.
+    cli_cert_only = launcher.security.channel_credentials("cli")
+    with grpc.secure_channel(orchestrator, cli_cert_only) as channel, pytest.raises(grpc.RpcError) as anonymous:
+        orchestrator_pb2_grpc.OrchestratorServiceStub(channel).Retrieve(question, timeout=30)
+    assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    credentials = cli_credentials(launcher.security.directory.parent)
+    assert credentials is not None
+    with grpc.secure_channel(orchestrator, credentials) as channel:
+        reply = orchestrator_pb2_grpc.OrchestratorServiceStub(channel).Retrieve(question, timeout=60)
+    assert reply.passages and "1,284.6" in " ".join(p.text for p in reply.passages)
+    # A service's certificate holds the internal role only: the generator's may not ask questions.
+    with grpc.secure_channel(orchestrator, launcher.security.channel_credentials("generator")) as channel:
+        with pytest.raises(grpc.RpcError) as denied:
+            orchestrator_pb2_grpc.OrchestratorServiceStub(channel).Retrieve(question, timeout=30)
+    assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    # The page on 127.0.0.1 reaches the secured services with the local web token.
+    port = _gateway_port(launcher)
+    reply_http = httpx.post(f"http://127.0.0.1:{port}/api/retrieve", json={"question": question.question}, timeout=60)
+    assert reply_http.status_code == 200, reply_http.text
+
+
 def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher: Launcher, tmp_path: Path) -> None:
     topic = _queue_messages(launcher.kafka)
     before = _children(launcher.process.pid)
     assert set(before) == {*SERVICES, "broker"}, before
-    points = _points(launcher.addr("retriever"))
+    points = _points(launcher.addr("retriever"), launcher.credentials())
     assert points > 0  # the demo KB, loaded at first start
 
     current = dict(before)
@@ -189,7 +225,10 @@ def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher
         old = current[service]
         os.kill(old, signal.SIGKILL)
         _wait(
-            lambda s=service, o=old: _children(launcher.process.pid).get(s, o) != o and is_serving(launcher.addr(s)),
+            lambda s=service, o=old: (
+                _children(launcher.process.pid).get(s, o) != o
+                and is_serving(launcher.addr(s), credentials=launcher.credentials())
+            ),
             RESTART_S,
             f"{service} restart",
             launcher.log,
@@ -200,17 +239,21 @@ def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher
         # Only the killed service has a new process; the broker and the other services kept theirs.
         assert {k: v for k, v in now.items() if k != service} == {k: v for k, v in current.items() if k != service}
         current = now
-        assert all(is_serving(launcher.addr(s)) for s in SERVICES)
+        assert all(is_serving(launcher.addr(s), credentials=launcher.credentials()) for s in SERVICES)
 
     assert current["broker"] == before["broker"]
     assert _read_back(launcher.kafka, topic) == [f"queued-{i}".encode() for i in range(QUEUED)]
     # The restarted retriever kept the knowledge base, and a real ingest goes through the restarted
     # ingester, embedder and retriever.
-    assert _points(launcher.addr("retriever")) == points
+    assert _points(launcher.addr("retriever"), launcher.credentials()) == points
     note = tmp_path / "supervision-note.md"
     note.write_text("# Supervision note\n\nThe restarted stack accepted this note about Contoso revenue.\n")
-    assert commands.ingest([str(note)], launcher.addr("ingester"), quiet=True) == 0
-    assert _points(launcher.addr("retriever")) > points
+    commands.use_credentials(cli_credentials(launcher.security.directory.parent))  # as `weaverbird ingest` does
+    try:
+        assert commands.ingest([str(note)], launcher.addr("ingester"), quiet=True) == 0
+    finally:
+        commands.use_credentials(None)
+    assert _points(launcher.addr("retriever"), launcher.credentials()) > points
 
     # SIGTERM stops everything: the launcher exits cleanly and leaves no process behind.
     launcher.process.send_signal(signal.SIGTERM)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 from weaverbird.v1 import retriever_pb2
 
 from weaverbird_cli import commands, render
+from weaverbird_cli.security import cli_credentials
 from weaverbird_cli.settings import CliSettings
 
 
@@ -89,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("eval", help="retrieval | calibrate | answers on ../shared/data (see `weaverbird eval -h`)")
 
     args = parser.parse_args(argv)
+    if args.command in ("ask", "ingest", "add", "kb"):
+        # A stack `up` secured left this user's certificate and token in the data dir.
+        commands.use_credentials(cli_credentials(Path(settings.data_dir)))
     if args.command == "ask":
         return commands.ask(args.question, args.addr, args.top_k, args.top_j, args.threshold)
     if args.command == "ingest":

@@ -23,6 +23,7 @@ from weaverbird_cli import render
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, KafkaBroker, start_broker, stop_broker
 from weaverbird_cli.gateway import GatewayProcess
 from weaverbird_cli.progress import Status
+from weaverbird_cli.security import LocalSecurity
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
 from weaverbird_cli.supervisor import RestartPolicy, describe_exit
@@ -33,11 +34,21 @@ DEMO_KB = REPO_ROOT / "demo" / "kb"
 _MAX_MESSAGE = 64 * 1024 * 1024
 
 
+# What the commands present to the services: set once per process (use_credentials); None = plaintext.
+_credentials: grpc.ChannelCredentials | None = None
+
+
+def use_credentials(credentials: grpc.ChannelCredentials | None) -> None:
+    """Makes every command after this call connect with `credentials` (TLS + token), or in plaintext."""
+    global _credentials
+    _credentials = credentials
+
+
 def _channel(addr: str) -> grpc.Channel:
-    return grpc.insecure_channel(
-        addr,
-        options=[("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE)],
-    )
+    options = [("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE)]
+    if _credentials is None:
+        return grpc.insecure_channel(addr, options=options)
+    return grpc.secure_channel(addr, _credentials, options=options)
 
 
 def ask(question: str, addr: str, top_k: int | None, top_j: int | None, threshold: float | None) -> int:
@@ -240,6 +251,7 @@ def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> S
             "ORCHESTRATOR_QUERY_EMBEDDER_BACKEND": settings.embedder_backend,
         }
     kafka = {"KAFKA__BOOTSTRAP_SERVERS": kafka_bootstrap} if kafka_bootstrap else {}
+    security = LocalSecurity.create(Path(settings.data_dir) / "tls", SERVICES) if settings.secure else None
     return StackConfig(
         base_port=settings.base_port,
         data_dir=Path(settings.data_dir),
@@ -247,6 +259,7 @@ def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> S
         embedder_env={"EMBEDDER_BACKEND": settings.embedder_backend},
         orchestrator_env={**orchestrator_env, **{f"ORCHESTRATOR_{k}": v for k, v in kafka.items()}},
         ingester_env={f"INGESTER_{k}": v for k, v in kafka.items()},
+        security=security,
     )
 
 
@@ -293,6 +306,9 @@ def up(settings: CliSettings) -> int:
 
 
 def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker, gateway_port: int, logs: Path) -> int:
+    if config.security is not None:
+        # The launcher loads the demo KB and checks the KB's size as its own (admin) identity.
+        use_credentials(config.security.channel_credentials("launcher"))
     with LocalStack(config, restart_policy=policy) as stack:
         if kb_points(stack.config.addr("retriever")) == 0:
             print("loading the demo knowledge base ...", flush=True)
@@ -300,7 +316,11 @@ def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker, 
         gateway = None
         if gateway_port:
             gateway = GatewayProcess(
-                gateway_port, stack.config.addr("orchestrator"), stack.config.addr("ingester"), logs / "gateway.log"
+                gateway_port,
+                stack.config.addr("orchestrator"),
+                stack.config.addr("ingester"),
+                logs / "gateway.log",
+                config.security.gateway_env() if config.security is not None else {},
             )
             try:
                 gateway.start()

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
@@ -18,7 +19,15 @@ import httpx
 class GatewayProcess:
     """`python -m weaverbird_gateway` on 127.0.0.1:`port`, pointed at the stack's orchestrator and ingester."""
 
-    def __init__(self, port: int, orchestrator_addr: str, ingester_addr: str, log_path: Path) -> None:
+    def __init__(
+        self,
+        port: int,
+        orchestrator_addr: str,
+        ingester_addr: str,
+        log_path: Path,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        """`extra_env`: e.g. the gateway's TLS files and default token when the stack is secured."""
         self.url = f"http://127.0.0.1:{port}/"
         self._env = {
             **os.environ,
@@ -26,6 +35,7 @@ class GatewayProcess:
             "GATEWAY_PORT": str(port),
             "GATEWAY_ORCHESTRATOR_ADDR": orchestrator_addr,
             "GATEWAY_INGESTER_ADDR": ingester_addr,
+            **(extra_env or {}),
         }
         self._log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None

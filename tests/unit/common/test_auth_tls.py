@@ -130,3 +130,17 @@ async def test_a_method_nobody_listed_needs_admin(server: str, ca: LocalCA) -> N
 def test_unknown_roles_in_a_policy_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown roles"):
         Authenticator({token_digest("t"): ("x", ["superuser"])}, {})
+
+
+def test_every_rpc_in_the_protos_has_a_decided_role() -> None:
+    """A new RPC defaults to admin-only; this makes adding one a decision, listed in METHOD_ROLES."""
+    from weaverbird.v1 import embedder_pb2, generator_pb2, ingester_pb2, orchestrator_pb2, retriever_pb2
+    from weaverbird_common.auth import METHOD_ROLES
+
+    methods = {
+        f"/{service.full_name}/{method.name}"
+        for module in (embedder_pb2, generator_pb2, ingester_pb2, orchestrator_pb2, retriever_pb2)
+        for service in module.DESCRIPTOR.services_by_name.values()
+        for method in service.methods
+    }
+    assert methods == set(METHOD_ROLES)

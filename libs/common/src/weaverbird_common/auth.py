@@ -39,6 +39,12 @@ METHOD_ROLES: dict[str, Role] = {
     f"{_V1}OrchestratorService/Ask": "ask",
     f"{_V1}OrchestratorService/Retrieve": "ask",
     f"{_V1}IngesterService/AddDocument": "add",
+    # Browsing the KB shows what answers already show (passages); removing from it is administration.
+    f"{_V1}IngesterService/ListDocuments": "ask",
+    f"{_V1}IngesterService/GetDocument": "ask",
+    f"{_V1}IngesterService/DeleteDocument": "admin",
+    f"{_V1}RetrieverService/ListDocuments": "service",
+    f"{_V1}RetrieverService/GetDocument": "service",
     f"{_V1}EmbedderService/Embed": "service",
     f"{_V1}EmbedderService/DescribeModel": "service",
     f"{_V1}GeneratorService/GenerateStream": "service",

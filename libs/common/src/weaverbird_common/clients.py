@@ -9,21 +9,35 @@ import grpc
 
 from weaverbird_common.errors import DeadlineExceeded, error_from_status
 from weaverbird_common.telemetry import tracing_client_interceptors
+from weaverbird_common.tls import TlsFiles, channel_credentials
+
+# The process's own certificate for its calls to peers (mutual TLS); set once at start-up.
+_client_tls: TlsFiles | None = None
 
 
-def open_channel(target: str, *, max_message_mb: int = 64) -> grpc.aio.Channel:
-    """Opens an insecure channel to `target` (host:port). In-cluster traffic is meshed/TLS-terminated."""
+def use_client_tls(files: TlsFiles | None) -> None:
+    """Makes every channel opened after this call use TLS with `files` (None: plaintext).
+
+    A service has one identity, so its __main__ sets it once, before building its peers."""
+    global _client_tls
+    _client_tls = files
+
+
+def open_channel(target: str, *, max_message_mb: int = 64, tls: TlsFiles | None = None) -> grpc.aio.Channel:
+    """Opens a channel to `target` (host:port): mutual TLS with `tls` (or the process's certificate, see
+    use_client_tls), else plaintext (127.0.0.1, or a network whose mesh encrypts)."""
     limit = max_message_mb * 1024 * 1024
-    return grpc.aio.insecure_channel(
-        target,
-        interceptors=tracing_client_interceptors(),
-        options=[
-            ("grpc.max_send_message_length", limit),
-            ("grpc.max_receive_message_length", limit),
-            ("grpc.keepalive_time_ms", 30_000),
-            ("grpc.enable_retries", 1),
-        ],
-    )
+    options = [
+        ("grpc.max_send_message_length", limit),
+        ("grpc.max_receive_message_length", limit),
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.enable_retries", 1),
+    ]
+    files = tls or _client_tls
+    if files is None:
+        return grpc.aio.insecure_channel(target, interceptors=tracing_client_interceptors(), options=options)
+    credentials = channel_credentials(files.ca, files)
+    return grpc.aio.secure_channel(target, credentials, interceptors=tracing_client_interceptors(), options=options)
 
 
 @asynccontextmanager

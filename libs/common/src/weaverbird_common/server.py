@@ -13,9 +13,19 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from weaverbird_common import reflection, telemetry
+from weaverbird_common.auth import Authenticator, AuthInterceptor
 from weaverbird_common.concurrency import ConcurrencyLimitInterceptor
 from weaverbird_common.interceptor import ErrorInterceptor
 from weaverbird_common.settings import BaseServiceSettings
+from weaverbird_common.tls import TlsFiles, server_credentials
+
+
+def tls_files(settings: BaseServiceSettings) -> TlsFiles | None:
+    """The service's certificate files from its settings; None when TLS is off."""
+    if settings.tls_cert_file and settings.tls_key_file and settings.tls_ca_file:
+        return TlsFiles(settings.tls_cert_file, settings.tls_key_file, settings.tls_ca_file)
+    return None
+
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +48,7 @@ class RunningServer:
     health: health.aio.HealthServicer
     service_names: tuple[str, ...]
     stopping: bool = field(default=False, init=False)
+    health_server: grpc.aio.Server | None = field(default=None, init=False)
     _health_updates: set[asyncio.Task[None]] = field(default_factory=set, init=False, repr=False)
 
     async def set_serving(self, serving: bool) -> None:
@@ -81,7 +92,21 @@ class RunningServer:
         """Marks every service NOT_SERVING (so load balancers drain), then stops after `grace_s`."""
         self.stopping = True
         await self.set_serving(False)
+        if self.health_server is not None:
+            await self.health_server.stop(grace_s)
         await self.server.stop(grace_s)
+
+    async def serve_health_on(self, host: str, port: int) -> int:
+        """Also answers grpc.health.v1 (only) in plaintext on `port`, from the same health state; returns
+        the bound port. For kubelet's gRPC probes, which cannot do mutual TLS."""
+        server = grpc.aio.server()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, server)
+        bound = server.add_insecure_port(f"{host}:{port}")
+        if bound == 0:
+            raise OSError(f"cannot bind the health port {host}:{port}")
+        await server.start()
+        self.health_server = server
+        return bound
 
 
 async def start_server(
@@ -93,6 +118,9 @@ async def start_server(
     extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     max_concurrent_rpcs: int | None = None,
     service: str = "server",
+    tls: TlsFiles | None = None,
+    require_client_cert: bool = True,
+    authenticator: Authenticator | None = None,
 ) -> RunningServer:
     """Starts a server hosting `bindings` plus grpc.health.v1 and reflection (v1 and v1alpha).
 
@@ -105,6 +133,9 @@ async def start_server(
         max_concurrent_rpcs: calls served at once (health checks and reflection not counted); one more is
             answered RESOURCE_EXHAUSTED at once, with a message telling the client to retry. None = no limit.
         service: the name that message uses.
+        tls: serve TLS with this certificate (and verify clients against its CA: mutual TLS when
+            `require_client_cert`); None = plaintext.
+        authenticator: who may call what (auth.py); None = no authentication.
 
     Returns:
         The running server and its port.
@@ -114,8 +145,11 @@ async def start_server(
     # (a full server then fails its liveness probe) and answers with a fixed "Concurrent RPC limit
     # exceeded!". After the metrics interceptor, so rejected calls are counted with their status.
     limiter = [ConcurrencyLimitInterceptor(max_concurrent_rpcs, service)] if max_concurrent_rpcs else []
+    auth = [AuthInterceptor(authenticator)] if authenticator is not None else []
     server = grpc.aio.server(
-        interceptors=[*extra_interceptors, *limiter, ErrorInterceptor()],
+        # Authentication after metrics and tracing (refusals are counted) and before the limiter (a caller
+        # without rights takes no slot).
+        interceptors=[*extra_interceptors, *auth, *limiter, ErrorInterceptor()],
         options=[
             ("grpc.max_send_message_length", limit),
             ("grpc.max_receive_message_length", limit),
@@ -128,7 +162,11 @@ async def start_server(
         binding.add_to_server(binding.servicer, server)
     names = tuple(b.full_name for b in bindings)
     reflection.enable_server_reflection((*names, health.SERVICE_NAME), server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    address = f"{host}:{port}"
+    if tls is None:
+        bound = server.add_insecure_port(address)
+    else:
+        bound = server.add_secure_port(address, server_credentials(tls, require_client_cert=require_client_cert))
     if bound == 0:
         raise OSError(f"cannot bind gRPC server to {host}:{port}")
     await server.start()
@@ -170,9 +208,14 @@ async def serve_forever(
         extra_interceptors=[telemetry.TracingServerInterceptor(), telemetry.MetricsInterceptor(service)],
         max_concurrent_rpcs=settings.max_concurrent_rpcs,
         service=service,
+        tls=tls_files(settings),
+        require_client_cert=settings.tls_require_client_cert,
+        authenticator=Authenticator.from_file(settings.auth_policy_file) if settings.auth_policy_file else None,
     )
     for what, task in (supervised or {}).items():
         running.supervise(task, what)
+    if settings.health_port:
+        await running.serve_health_on(settings.host, settings.health_port)
     # The launcher and tests parse this line to learn the port when grpc_port=0.
     print(f"WEAVERBIRD_LISTENING {settings.host}:{running.port}", flush=True)
     log.info("listening host=%s port=%d services=%s", settings.host, running.port, ",".join(running.service_names))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pathlib import Path
+
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -28,3 +30,32 @@ class BaseServiceSettings(BaseSettings):
         description="Calls served at once (health checks and reflection not counted); more are refused at once "
         "with RESOURCE_EXHAUSTED and a message to retry. Services doing slow work per call set a smaller default.",
     )
+    tls_cert_file: Path | None = Field(
+        None, description="PEM certificate this service presents, as server and as client (mutual TLS)."
+    )
+    tls_key_file: Path | None = Field(None, description="PEM private key of tls_cert_file.")
+    tls_ca_file: Path | None = Field(
+        None, description="PEM CA that signs peers' certificates; set all three TLS files or none (plaintext)."
+    )
+    tls_require_client_cert: bool = Field(
+        True, description="With TLS on, refuse callers without a client certificate the CA signed (mTLS)."
+    )
+    health_port: int = Field(
+        0,
+        ge=0,
+        le=65535,
+        description="A plaintext port serving only grpc.health.v1 (0: none). With mutual TLS on, Kubernetes' "
+        "gRPC probes cannot present a certificate, so they check this port instead.",
+    )
+    auth_policy_file: Path | None = Field(
+        None,
+        description="JSON policy of who may call what (token digests and certificate names with roles; see "
+        "weaverbird_common.auth); unset = no authentication (only for 127.0.0.1 or a meshed network).",
+    )
+
+    @model_validator(mode="after")
+    def _tls_all_or_none(self) -> BaseServiceSettings:
+        files = (self.tls_cert_file, self.tls_key_file, self.tls_ca_file)
+        if any(files) and not all(files):
+            raise ValueError("set TLS_CERT_FILE, TLS_KEY_FILE and TLS_CA_FILE together, or none of them")
+        return self

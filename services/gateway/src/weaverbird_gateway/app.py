@@ -20,7 +20,7 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from weaverbird_gateway import convert, schemas, sse, uploads
-from weaverbird_gateway.backend import Backend
+from weaverbird_gateway.backend import Backend, forward_authorization
 from weaverbird_gateway.errors import GatewayError
 from weaverbird_gateway.settings import GatewaySettings
 
@@ -145,6 +145,8 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     _install_error_handlers(app)
 
     def backend(request: Request) -> Backend:
+        # The services decide what this caller may do, from its own credentials.
+        forward_authorization(request.headers.get("authorization"))
         return request.app.state.backend  # type: ignore[no-any-return]
 
     @app.post("/api/ask", tags=["answers"], responses={200: _ASK_STREAM_DOC, **_ERRORS}, response_class=Response)

@@ -8,12 +8,14 @@ about HTTP requests, so it is tested against the real services without a web ser
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_common.clients import open_channel
+from weaverbird_common.tls import TlsFiles
 
 from weaverbird_gateway import convert
 from weaverbird_gateway.errors import from_rpc_error
@@ -21,14 +23,29 @@ from weaverbird_gateway.settings import GatewaySettings
 
 AskEvents = AsyncIterator[tuple[str, dict[str, Any]]]
 
+# The HTTP caller's "Authorization: Bearer <token>" header (set per request by the app), passed on as gRPC
+# metadata: the services judge the user's rights, not the gateway's.
+_authorization: ContextVar[str | None] = ContextVar("authorization", default=None)
+
+
+def forward_authorization(header: str | None) -> None:
+    """Records the current HTTP request's Authorization header for the calls it makes."""
+    _authorization.set(header)
+
 
 class Backend:
     """Open with `await Backend.open(settings)` inside the server's event loop; `close()` at shutdown."""
 
     def __init__(self, settings: GatewaySettings) -> None:
         self._settings = settings
-        self._orchestrator = open_channel(settings.orchestrator_addr, max_message_mb=settings.max_message_mb)
-        self._ingester = open_channel(settings.ingester_addr, max_message_mb=settings.max_message_mb)
+        tls = (
+            TlsFiles(settings.tls_cert_file, settings.tls_key_file, settings.tls_ca_file)
+            if settings.tls_cert_file and settings.tls_key_file and settings.tls_ca_file
+            else None
+        )
+        limit = settings.max_message_mb
+        self._orchestrator = open_channel(settings.orchestrator_addr, max_message_mb=limit, tls=tls)
+        self._ingester = open_channel(settings.ingester_addr, max_message_mb=limit, tls=tls)
         self._ask = orchestrator_pb2_grpc.OrchestratorServiceStub(self._orchestrator)
         self._add = ingester_pb2_grpc.IngesterServiceStub(self._ingester)
         self._health = health_pb2_grpc.HealthStub(self._orchestrator)
@@ -36,6 +53,13 @@ class Backend:
     async def close(self) -> None:
         await self._orchestrator.close()
         await self._ingester.close()
+
+    def _metadata(self) -> tuple[tuple[str, str], ...]:
+        """The caller's credentials for one call: its own header, else the configured default token."""
+        header = _authorization.get()
+        if header is None and self._settings.default_token is not None:
+            header = f"Bearer {self._settings.default_token.get_secret_value()}"
+        return (("authorization", header),) if header else ()
 
     def _error(self, exc: grpc.aio.AioRpcError, peer: str) -> Exception:
         return from_rpc_error(exc, peer, retry_after_s=self._settings.retry_after_s)
@@ -46,7 +70,7 @@ class Backend:
         The orchestrator validates before it sends anything, so waiting for the first event here turns a
         bad question into an HTTP error status instead of an error in the middle of a 200 stream.
         """
-        call = self._ask.AskStream(request, timeout=self._settings.ask_timeout_s)
+        call = self._ask.AskStream(request, timeout=self._settings.ask_timeout_s, metadata=self._metadata())
         try:
             first = await call.read()
         except grpc.aio.AioRpcError as exc:
@@ -55,13 +79,15 @@ class Backend:
 
     async def retrieve(self, request: orchestrator_pb2.AskRequest) -> orchestrator_pb2.RetrieveResponse:
         try:
-            return await self._ask.Retrieve(request, timeout=self._settings.retrieve_timeout_s)
+            return await self._ask.Retrieve(
+                request, timeout=self._settings.retrieve_timeout_s, metadata=self._metadata()
+            )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, "orchestrator") from None
 
     async def add_document(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
         try:
-            return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s)
+            return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s, metadata=self._metadata())
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, "ingester") from None
 
@@ -69,7 +95,9 @@ class Backend:
         self, request: ingester_pb2.IngesterServiceListDocumentsRequest
     ) -> ingester_pb2.IngesterServiceListDocumentsResponse:
         try:
-            return await self._add.ListDocuments(request, timeout=self._settings.kb_timeout_s)
+            return await self._add.ListDocuments(
+                request, timeout=self._settings.kb_timeout_s, metadata=self._metadata()
+            )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, "ingester") from None
 
@@ -78,6 +106,7 @@ class Backend:
             return await self._add.GetDocument(
                 ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id),
                 timeout=self._settings.kb_timeout_s,
+                metadata=self._metadata(),
             )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, "ingester") from None
@@ -87,6 +116,7 @@ class Backend:
             return await self._add.DeleteDocument(
                 ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id),
                 timeout=self._settings.kb_timeout_s,
+                metadata=self._metadata(),
             )
         except grpc.aio.AioRpcError as exc:
             raise self._error(exc, "ingester") from None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pathlib import Path
+
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -33,6 +35,17 @@ class GatewaySettings(BaseSettings):
     shutdown_grace_s: float = Field(5.0, ge=0, description="Seconds open requests get after SIGTERM.")
     root_path: str = Field(
         "", description="Path prefix when served behind a proxy under a sub-path (e.g. /weaverbird)."
+    )
+
+    tls_cert_file: Path | None = Field(
+        None, description="PEM certificate the gateway presents to the services (mutual TLS); with key and CA."
+    )
+    tls_key_file: Path | None = Field(None, description="PEM private key of tls_cert_file.")
+    tls_ca_file: Path | None = Field(None, description="PEM CA that signed the services' certificates.")
+    default_token: SecretStr | None = Field(
+        None,
+        description="Bearer token sent for HTTP requests that carry no Authorization header of their own; for a "
+        "single-user local run (`weaverbird up`) only: in a cluster an auth proxy in front supplies the user's.",
     )
 
     @property

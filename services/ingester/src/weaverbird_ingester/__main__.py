@@ -6,9 +6,10 @@ import asyncio
 from pathlib import Path
 
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
+from weaverbird_common.clients import use_client_tls
 from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.logs import configure_logging
-from weaverbird_common.server import ServiceBinding, serve_forever
+from weaverbird_common.server import ServiceBinding, serve_forever, tls_files
 from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_ingester.consumer import IngestConsumer
@@ -24,6 +25,7 @@ from weaverbird_ingester.writer import DocumentWriter
 async def main() -> None:
     settings = IngesterSettings()  # type: ignore[call-arg]  # peer addresses come from the env
     configure_logging(settings.log_level, "ingester")
+    use_client_tls(tls_files(settings))  # calls to the embedder and retriever present this certificate (mTLS)
     kb = GrpcKnowledgeBase(settings.embedder_addr, settings.retriever_addr, settings.call_timeout_s)
     writer = DocumentWriter(kb, settings.chunk_tokens, settings.max_chunk_tokens, settings.embed_batch)
     max_bytes = settings.max_document_mb * 1024 * 1024

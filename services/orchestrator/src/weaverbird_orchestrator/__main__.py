@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird_common.clients import use_client_tls
 from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.logs import configure_logging
-from weaverbird_common.server import ServiceBinding, serve_forever
+from weaverbird_common.server import ServiceBinding, serve_forever, tls_files
 from weaverbird_common.web import PageFetcher, UrlGuard
 
 from weaverbird_orchestrator.flow import QuestionFlow
@@ -43,6 +44,7 @@ def build_web_path(settings: OrchestratorSettings) -> WebPath | None:
 async def main() -> None:
     settings = OrchestratorSettings()  # type: ignore[call-arg]  # peer addresses come from the env
     configure_logging(settings.log_level, "orchestrator")
+    use_client_tls(tls_files(settings))  # calls to peers present this service's certificate (mTLS)
     grpc_peers = GrpcPeers(settings)
     peers = with_query_encoder(grpc_peers, settings.query_embedder, settings.query_embedder_backend)
     web = build_web_path(settings)

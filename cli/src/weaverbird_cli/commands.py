@@ -236,7 +236,9 @@ def prepare_model(settings: CliSettings) -> Path | None:
     return ensure_model(settings.generator_model, Path(settings.data_dir) / "models")
 
 
-def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> StackConfig:
+def stack_config(
+    settings: CliSettings, kafka_bootstrap: str | None = None, security: LocalSecurity | None = None
+) -> StackConfig:
     generator_env = (
         {"GENERATOR_ENDPOINT": settings.generator_endpoint}
         if settings.generator_endpoint
@@ -251,7 +253,6 @@ def stack_config(settings: CliSettings, kafka_bootstrap: str | None = None) -> S
             "ORCHESTRATOR_QUERY_EMBEDDER_BACKEND": settings.embedder_backend,
         }
     kafka = {"KAFKA__BOOTSTRAP_SERVERS": kafka_bootstrap} if kafka_bootstrap else {}
-    security = LocalSecurity.create(Path(settings.data_dir) / "tls", SERVICES) if settings.secure else None
     return StackConfig(
         base_port=settings.base_port,
         data_dir=Path(settings.data_dir),
@@ -291,7 +292,8 @@ def up(settings: CliSettings) -> int:
         try:
             broker.create_topics(INGEST_TOPIC)
             broker.create_topics(DEAD_LETTER_TOPIC, partitions=1)
-            config = stack_config(settings, broker.bootstrap_servers)
+            security = LocalSecurity.create(Path(settings.data_dir) / "tls", SERVICES) if settings.secure else None
+            config = stack_config(settings, broker.bootstrap_servers, security)
             print(
                 f"starting services on 127.0.0.1:{config.base_port}-{config.base_port + 4}, Kafka on "
                 f"{broker.bootstrap_servers} (logs in {logs})",

@@ -30,7 +30,7 @@ async def main() -> None:
     writer = DocumentWriter(kb, settings.chunk_tokens, settings.max_chunk_tokens, settings.embed_batch)
     max_bytes = settings.max_document_mb * 1024 * 1024
     # One guard for the fetcher and for the servicer's check before queueing: the same allow-list.
-    guard = UrlGuard(settings.fetch_allow_hosts)
+    guard = UrlGuard(settings.fetch_allow_hosts, names_may_resolve_private=settings.fetch_allow_private_names)
     fetcher = PageFetcher(guard, max_bytes=max_bytes)
 
     async def fetch_url(url: str) -> tuple[bytes, str]:

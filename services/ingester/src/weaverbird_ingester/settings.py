@@ -26,6 +26,11 @@ class IngesterSettings(BaseServiceSettings):
         default_factory=list,
         description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
     )
+    fetch_allow_private_names: bool = Field(
+        False,
+        description="Let allow-listed host NAMES resolve to private addresses (an intranet site users may add); "
+        "by default an allow-listed name must still resolve to public addresses.",
+    )
     consume_concurrency: int = Field(4, ge=1, le=64, description="Documents from Kafka processed at once.")
     kafka: KafkaSettings | None = Field(
         None, description="Kafka ingest topic to consume (INGESTER_KAFKA__BOOTSTRAP_SERVERS, ...); unset = RPC only."

@@ -224,10 +224,12 @@ Returns YAML (a string map) for fromYaml.
 {{- $_ := set $env (printf "%s_KAFKA__DEAD_LETTER_TOPIC" $p) (toString $k.deadLetterTopic) }}
 {{- $_ := set $env (printf "%s_KAFKA__SECURITY_PROTOCOL" $p) (toString $k.securityProtocol) }}
 {{- if hasPrefix "SASL_" $k.securityProtocol }}
+{{- $login := include "weaverbird.kafkaLogin" . | fromYaml }}
 {{- $_ := set $env (printf "%s_KAFKA__SASL_MECHANISM" $p) (toString $k.saslMechanism) }}
-{{- $_ := set $env (printf "%s_KAFKA__SASL_USERNAME" $p) (toString $k.saslUsername) }}
+{{- $_ := set $env (printf "%s_KAFKA__SASL_USERNAME" $p) (toString $login.username) }}
 {{- end }}
 {{- end }}
+{{- $env = merge $env (include "weaverbird.securityEnv" . | fromYaml) }}
 {{- toYaml $env }}
 {{- end }}
 
@@ -264,7 +266,12 @@ instead of a half-configured service.
 {{- $refs = append $refs (dict "name" "ORCHESTRATOR_WEB_API_KEY" "key" "web-api-key" "optional" false) }}
 {{- end }}
 {{- if and (has $c (list "orchestrator" "ingester")) (include "weaverbird.kafkaBootstrap" $root) (hasPrefix "SASL_" $root.Values.kafkaConnection.securityProtocol) }}
-{{- $refs = append $refs (dict "name" (printf "%s_KAFKA__SASL_PASSWORD" $p) "key" "kafka-sasl-password" "optional" false) }}
+{{- $login := include "weaverbird.kafkaLogin" . | fromYaml }}
+{{- $refs = append $refs (dict "name" (printf "%s_KAFKA__SASL_PASSWORD" $p) "secret" $login.secretName "key" $login.secretKey "optional" false) }}
+{{- end }}
+{{- if and (eq $c "gateway") $root.Values.gateway.defaultTokenSecret.name }}
+{{- $t := $root.Values.gateway.defaultTokenSecret }}
+{{- $refs = append $refs (dict "name" "GATEWAY_DEFAULT_TOKEN" "secret" $t.name "key" ($t.key | default "token") "optional" false) }}
 {{- end }}
 {{- if and (eq $c "retriever") (eq $root.Values.retriever.store "server") (include "weaverbird.hasSecret" (dict "root" $root "value" "qdrantApiKey")) }}
 {{- $refs = append $refs (dict "name" "RETRIEVER_QDRANT_API_KEY" "key" "qdrant-api-key" "optional" (not $root.Values.secrets.qdrantApiKey)) }}
@@ -276,7 +283,7 @@ instead of a half-configured service.
 - name: {{ .name }}
   valueFrom:
     secretKeyRef:
-      name: {{ $secret }}
+      name: {{ .secret | default $secret }}
       key: {{ .key }}
       optional: {{ .optional }}
 {{- end }}
@@ -295,7 +302,8 @@ instead of a half-configured service.
 
 {{/* Native gRPC probes (grpc.health.v1, overall server status "") with per-probe timings. */}}
 {{- define "weaverbird.grpcProbes" -}}
-{{- $port := .root.Values.global.grpcPort }}
+{{- /* With TLS on, kubelet (no client certificate) checks the plaintext health port instead. */}}
+{{- $port := ternary .root.Values.global.healthPort .root.Values.global.grpcPort (eq .root.Values.tls.enabled true) }}
 {{- range $kind := list "startup" "readiness" "liveness" }}
 {{- $p := index $.probes $kind | default dict }}
 {{ $kind }}Probe:
@@ -408,10 +416,16 @@ Cross-field checks the schema cannot express. Each failure names the values to c
 {{- end }}
 {{- $k := .Values.kafkaConnection }}
 {{- if and (include "weaverbird.kafkaBootstrap" .) (hasPrefix "SASL_" $k.securityProtocol) }}
-{{- if not (and $k.saslMechanism $k.saslUsername (include "weaverbird.hasSecret" (dict "root" $ "value" "kafkaSaslPassword"))) }}
-{{- fail (printf "kafkaConnection.securityProtocol=%s needs saslMechanism, saslUsername and a password (secrets.kafkaSaslPassword or secrets.existingSecret, key kafka-sasl-password)" $k.securityProtocol) }}
+{{- range $c := list "orchestrator" "ingester" }}
+{{- if (index $.Values $c).enabled }}
+{{- $login := include "weaverbird.kafkaLogin" (dict "root" $ "component" $c) | fromYaml }}
+{{- if not (and $k.saslMechanism $login.username $login.secretName) }}
+{{- fail (printf "kafkaConnection.securityProtocol=%s needs saslMechanism, and for the %s a user and a password: kafkaConnection.users.%s (username, passwordSecret), kafka.strimziUsers.enabled, or saslUsername with secrets.kafkaSaslPassword (or secrets.existingSecret, key kafka-sasl-password)" $k.securityProtocol $c $c) }}
 {{- end }}
 {{- end }}
+{{- end }}
+{{- end }}
+{{- include "weaverbird.validateSecurity" . }}
 {{- if and .Values.llm.enabled .Values.generator.endpoint }}
 {{- fail "set either llm.enabled (in-release LLM server) or generator.endpoint (external), not both" }}
 {{- end }}

@@ -58,6 +58,9 @@ spec:
         {{- if and (not $root.Values.secrets.existingSecret) (include "weaverbird.secretData" $root) }}
         checksum/secret: {{ include "weaverbird.secretData" $root | sha256sum }}
         {{- end }}
+        {{- with include "weaverbird.securityChecksums" . | fromYaml }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -88,6 +91,12 @@ spec:
             - name: metrics
               containerPort: {{ $g.metricsPort }}
               protocol: TCP
+            {{- if $root.Values.tls.enabled }}
+            # Plaintext grpc.health.v1 only, for the probes; no Service lists it.
+            - name: health
+              containerPort: {{ $g.healthPort }}
+              protocol: TCP
+            {{- end }}
             {{- end }}
           envFrom:
             - configMapRef:
@@ -112,11 +121,17 @@ spec:
             {{- with .volumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
+            {{- with include "weaverbird.securityMounts" . | fromYamlArray }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: {{ $v.tmpSizeLimit | default $g.tmpSizeLimit }}
         {{- with .volumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+        {{- with include "weaverbird.securityVolumes" . | fromYamlArray }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
       {{- with $v.nodeSelector }}

@@ -7,10 +7,11 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import grpc
 from weaverbird.v1 import retriever_pb2
 
 from weaverbird_cli import commands, render
-from weaverbird_cli.security import cli_credentials
+from weaverbird_cli.security import cli_credentials, remote_credentials
 from weaverbird_cli.settings import CliSettings
 
 
@@ -57,6 +58,15 @@ def _kb(args: argparse.Namespace) -> int:
     return commands.kb_list(args.addr, flt, args.page_size, args.page_token, args.every)
 
 
+def _credentials(settings: CliSettings) -> grpc.ChannelCredentials | None:
+    """A remote stack's CA (and certificate, token) when configured; else what a local secured `up` left in
+    the data dir; else None (plaintext)."""
+    if settings.tls_ca_file is not None:
+        token = settings.token.get_secret_value() if settings.token else None
+        return remote_credentials(settings.tls_ca_file, settings.tls_cert_file, settings.tls_key_file, token)
+    return cli_credentials(Path(settings.data_dir))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["eval"]:
@@ -92,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     if args.command in ("ask", "ingest", "add", "kb"):
-        # A stack `up` secured left this user's certificate and token in the data dir.
-        commands.use_credentials(cli_credentials(Path(settings.data_dir)))
+        commands.use_credentials(_credentials(settings))
     if args.command == "ask":
         return commands.ask(args.question, args.addr, args.top_k, args.top_j, args.threshold)
     if args.command == "ingest":

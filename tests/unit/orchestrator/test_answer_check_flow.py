@@ -250,3 +250,14 @@ async def test_the_prompt_size_is_streamed_before_the_first_token_and_cached_tok
         last = proto
     assert kinds[:3] == ["route", "prompt", "token"]
     assert last is not None and last.done.cached_tokens == 60
+
+
+async def test_a_right_figure_citing_the_wrong_passage_streams_with_the_citation_re_pointed() -> None:
+    peers = FakePeers(STRONG, ["Revenue was ", "USD 1,284.6 million ", "[2]", "."])
+    events = await _run(QuestionFlow(peers, _settings()))
+    streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
+    assert streamed == "Revenue was USD 1,284.6 million [1]."
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported" and not done.replacement
+    citations = next(e for e in events if isinstance(e, CitationsEvent))
+    assert citations.cited == {1}

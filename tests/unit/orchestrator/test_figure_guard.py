@@ -58,3 +58,14 @@ def test_a_number_that_may_still_grow_is_held_until_it_is_settled() -> None:
     assert guard.feed(".5% [1].") == ""
     assert guard.holding
     assert guard.finish(supported=True) == "12.5% [1]."
+
+
+def test_a_guard_finishes_with_re_pointed_citations_but_never_changes_what_was_shown() -> None:
+    guard = FigureGuard()
+    shown = guard.feed("NIM was 1.87% [2][3].")
+    assert shown == "NIM was "
+    assert guard.finish(True, text="NIM was 1.87% [1].") == "1.87% [1]."
+    other = FigureGuard()
+    other.feed("NIM was 1.87% [2].")
+    with pytest.raises(ValueError, match="held part"):
+        other.finish(True, text="Margin was 1.87% [1].")

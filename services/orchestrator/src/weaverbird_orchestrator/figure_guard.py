@@ -50,8 +50,19 @@ class FigureGuard:
             break
         return self._release(max(safe, self._released))
 
-    def finish(self, supported: bool) -> str:
-        """The held rest of the answer when its figures were supported (or it had none); else nothing."""
+    @property
+    def released(self) -> int:
+        """How many characters of the answer have been shown: only what follows may still change."""
+        return self._released
+
+    def finish(self, supported: bool, text: str | None = None) -> str:
+        """The held rest of the answer when its figures were supported (or it had none); else nothing.
+
+        `text`: the answer as it will stand, when only its held part was changed (citations re-pointed)."""
+        if text is not None:
+            if text[: self._released] != self._text[: self._released]:
+                raise ValueError("only the held part of an answer may change")
+            self._text = text
         return self._release(len(self._text)) if supported else ""
 
     def _release(self, end: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -27,7 +28,7 @@ from weaverbird_orchestrator.domain import (
     RouteDecision,
 )
 from weaverbird_orchestrator.figure_guard import FigureGuard
-from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer
+from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer, recite
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
 from weaverbird_orchestrator.settings import OrchestratorSettings
@@ -54,6 +55,9 @@ class Peers(Protocol):
     def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]: ...
+
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -371,12 +375,20 @@ class QuestionFlow:
         decision.timings.total_ms = _ms_since(start)
 
         text = "".join(answer)
-        cited = {n for n in cited_numbers(text) if 1 <= n <= len(context)}
+        sources = [f"{p.title}\n{p.heading}\n{p.text}" for p in context]
         # Every figure must come from a passage the answer cites (all given passages if it cites none).
-        check = check_answer(text, [f"{p.title}\n{p.heading}\n{p.text}" for p in context])
+        check = check_answer(text, sources)
+        if check.result == "unsupported" and guard is not None:
+            # The right figure with the wrong [n]: point the citation at the passage holding it, if the
+            # marker is still held back, rather than withhold a right figure or show a wrong source.
+            fixed = recite(text, sources, editable_from=guard.released)
+            if fixed is not None:
+                log.info("citations re-pointed to the passages holding the figures: %r -> %r", text, fixed)
+                text, check = fixed, check_answer(fixed, sources)
+        cited = {n for n in cited_numbers(text) if 1 <= n <= len(context)}
         telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
         replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
-        if guard and (rest := guard.finish(supported=not replace)):
+        if guard and (rest := guard.finish(supported=not replace, text=text)):
             yield TokenEvent(rest)
         yield CitationsEvent(context, cited)
         yield FurtherReadingEvent(retrieval.further_reading())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import grpc
 from weaverbird_common.auth import token_digest
-from weaverbird_common.tls import LocalCA, TlsFiles
+from weaverbird_common.tls import LocalCA, TlsFiles, channel_credentials
 
 SERVICE_ROLES = {
     "embedder": ["service"],
@@ -89,8 +89,8 @@ class LocalSecurity:
 
     def channel_credentials(self, identity: str, token: str | None = None) -> grpc.ChannelCredentials:
         """Credentials of a synchronous client: `identity`'s certificate, plus a bearer token if given."""
-        cert, key, ca = self.files(identity).read()
-        credentials = grpc.ssl_channel_credentials(root_certificates=ca, private_key=key, certificate_chain=cert)
+        files = self.files(identity)
+        credentials = channel_credentials(files.ca, files)
         if token is None:
             return credentials
         return grpc.composite_channel_credentials(credentials, grpc.access_token_call_credentials(token))

@@ -18,13 +18,12 @@ from weaverbird_common.concurrency import ConcurrencyLimitInterceptor
 from weaverbird_common.interceptor import ErrorInterceptor
 from weaverbird_common.settings import BaseServiceSettings
 from weaverbird_common.tls import TlsFiles, server_credentials
+from weaverbird_common.tls import tls_files as files_from
 
 
 def tls_files(settings: BaseServiceSettings) -> TlsFiles | None:
     """The service's certificate files from its settings; None when TLS is off."""
-    if settings.tls_cert_file and settings.tls_key_file and settings.tls_ca_file:
-        return TlsFiles(settings.tls_cert_file, settings.tls_key_file, settings.tls_ca_file)
-    return None
+    return files_from(settings.tls_cert_file, settings.tls_key_file, settings.tls_ca_file)
 
 
 log = logging.getLogger(__name__)

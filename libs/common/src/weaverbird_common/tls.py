@@ -31,6 +31,11 @@ class TlsFiles:
         return self.cert.read_bytes(), self.key.read_bytes(), self.ca.read_bytes()
 
 
+def tls_files(cert: Path | None, key: Path | None, ca: Path | None) -> TlsFiles | None:
+    """The files of one identity from three optional settings; None (plaintext) unless all are set."""
+    return TlsFiles(cert, key, ca) if cert and key and ca else None
+
+
 def server_credentials(files: TlsFiles, *, require_client_cert: bool = True) -> grpc.ServerCredentials:
     """Server side of (mutual) TLS: with `require_client_cert` a caller without a certificate signed by
     the CA fails the handshake, before any RPC."""

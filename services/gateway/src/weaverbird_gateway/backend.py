@@ -15,7 +15,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_common.clients import open_channel
-from weaverbird_common.tls import TlsFiles
+from weaverbird_common.tls import tls_files
 
 from weaverbird_gateway import convert
 from weaverbird_gateway.errors import from_rpc_error
@@ -38,11 +38,7 @@ class Backend:
 
     def __init__(self, settings: GatewaySettings) -> None:
         self._settings = settings
-        tls = (
-            TlsFiles(settings.tls_cert_file, settings.tls_key_file, settings.tls_ca_file)
-            if settings.tls_cert_file and settings.tls_key_file and settings.tls_ca_file
-            else None
-        )
+        tls = tls_files(settings.tls_cert_file, settings.tls_key_file, settings.tls_ca_file)
         limit = settings.max_message_mb
         self._orchestrator = open_channel(settings.orchestrator_addr, max_message_mb=limit, tls=tls)
         self._ingester = open_channel(settings.ingester_addr, max_message_mb=limit, tls=tls)

@@ -83,14 +83,14 @@ _DELIMITER_TAG = re.compile(r"<\s*/?\s*(?:information|passage|question)\b[^>]*>?
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def _neutralise(text: str) -> str:
+def neutralise(text: str) -> str:
     text = _CONTROL.sub(" ", text)
     return _DELIMITER_TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
 
 
 def _attr(value: str) -> str:
     """A single-line attribute value that cannot break out of its quotes."""
-    value = _neutralise(value)
+    value = neutralise(value)
     return " ".join(value.replace('"', "'").split())
 
 
@@ -100,7 +100,7 @@ def format_passages(passages: Sequence[Passage]) -> str:
     for p in passages:
         blocks.append(
             f'<passage id="{p.number}" title="{_attr(p.title)}" source="{_attr(p.source)}">\n'
-            f"{_neutralise(p.text).strip()}\n"
+            f"{neutralise(p.text).strip()}\n"
             "</passage>"
         )
     return "\n".join(blocks)
@@ -124,7 +124,7 @@ def build_messages(question: str, passages: Sequence[Passage], language: Languag
     info = format_passages(passages) if passages else labels["none"]
     user = (
         f"{labels['information']}:\n<information>\n{info}\n</information>\n\n"
-        f"{labels['question']}: {_neutralise(question).strip()}\n\n"
+        f"{labels['question']}: {neutralise(question).strip()}\n\n"
         f"{labels['reminder']}"
     )
     return [

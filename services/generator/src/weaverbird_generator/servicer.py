@@ -25,6 +25,8 @@ from weaverbird_generator.llm_client import (
 )
 from weaverbird_generator.prompt import Passage, build_messages
 from weaverbird_generator.settings import GeneratorSettings
+from weaverbird_generator.tasks import TaskRequest, task_module
+from weaverbird_generator.tasks.common import Example, Turn
 from weaverbird_generator.validation import validate_generate
 
 log = logging.getLogger(__name__)
@@ -78,9 +80,19 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         self._validate(request)
         language = request.language or detect_language(request.question)
         passages = [Passage(p.number, p.title, p.text, p.source) for p in request.passages]
+        task = task_module(request.task)
         # The model reads only what bears on the question (a CPU reads prompts slowly); numbers unchanged.
-        focused = focus(request.question, passages, self._s.context_budget)
-        messages = build_messages(request.question, focused, language)  # type: ignore[arg-type]
+        focused = focus(request.question, passages, self._s.context_budget) if task.FOCUS else passages
+        messages = task.build_messages(
+            TaskRequest(
+                question=request.question,
+                passages=focused,
+                language=language,  # type: ignore[arg-type]
+                examples=[Example(e.question, e.answer) for e in request.examples],
+                instruction=request.instruction,
+                history=[Turn(t.role, t.text) for t in request.history],
+            )
+        )
         await context.write(
             generator_pb2.GenerateEvent(
                 prompt=generator_pb2.PromptInfo(
@@ -92,7 +104,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
             )
         )
         s = request.sampling
-        max_tokens = min(s.max_tokens or self._s.max_tokens, self._s.max_tokens)
+        max_tokens = min(s.max_tokens or task.MAX_TOKENS or self._s.max_tokens, self._s.max_tokens)
         try:
             async with AsyncExitStack() as stack:
                 if self._llm_slots is not None:

@@ -27,6 +27,31 @@ class Passage:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """One earlier turn of a conversation (client-held history)."""
+
+    role: str  # "user" | "assistant"
+    text: str
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example for a task prompt (few-shot)."""
+
+    question: str
+    answer: str
+
+
+class Task(Enum):
+    """What kind of answer a question asks for (see tasks/router.py)."""
+
+    LOOKUP = "lookup"
+    CALCULATION = "calculation"
+    EXTRACTION = "extraction"
+    ANALYSIS = "analysis"
+
+
+@dataclass(frozen=True)
 class AskParams:
     """A validated question with the K / J / c in force for it."""
 
@@ -40,6 +65,15 @@ class AskParams:
     temperature: float = 0.0
     max_tokens: int = 0
     conversation_id: str = ""
+    # Client-held conversation, oldest first; `question` is then the standalone rewrite of the last
+    # turn and `asked` what the user typed.
+    history: tuple[Turn, ...] = ()
+    asked: str = ""
+    # None = decide from the question (tasks/router.py).
+    task: Task | None = None
+    json_keys: tuple[str, ...] = ()
+    # None = deployment default; 0 = single pass.
+    max_rounds: int | None = None
 
 
 @dataclass
@@ -75,6 +109,9 @@ class RouteDecision:
     pages_failed: int = 0
     pages_timed_out: int = 0
     documents_queued: int = 0
+    standalone_question: str = ""
+    task: Task | None = None
+    task_decided_by: str = ""
 
 
 @dataclass

@@ -17,7 +17,7 @@ from weaverbird_common.clients import open_channel, peer_errors
 
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.deadline import hop
-from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepared
+from weaverbird_orchestrator.domain import Example, GenerationDone, Passage, PromptPrepared, Turn
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
 _ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
@@ -125,11 +125,25 @@ class GrpcPeers:
         )
 
     async def generate(
-        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
+        self,
+        question: str,
+        passages: list[Passage],
+        language: str,
+        temperature: float,
+        max_tokens: int,
+        *,
+        task: str = "",
+        examples: Sequence[Example] = (),
+        instruction: str = "",
+        history: Sequence[Turn] = (),
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
         request = generator_pb2.GenerateRequest(
             question=question,
             language=language,
+            task=task,
+            examples=[generator_pb2.Example(question=e.question, answer=e.answer) for e in examples],
+            instruction=instruction,
+            history=[common_pb2.Turn(role=t.role, text=t.text) for t in history],
             passages=[
                 # The section heading tells the model which period a figure belongs to ("Outlook" vs results).
                 generator_pb2.ContextPassage(

@@ -6,11 +6,29 @@ from collections.abc import Sequence
 
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 
-from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepared, Route, RouteDecision, Timings
+from weaverbird_orchestrator.domain import (
+    GenerationDone,
+    Passage,
+    PromptPrepared,
+    Route,
+    RouteDecision,
+    Stage,
+    Task,
+    Timings,
+    Turn,
+)
+from weaverbird_orchestrator.events import TaskExtras
 from weaverbird_orchestrator.peers import filter_proto
 
 _ROUTE = {Route.LOCAL: orchestrator_pb2.ROUTE_LOCAL, Route.WEB: orchestrator_pb2.ROUTE_WEB}
 _ORIGIN = {"local": common_pb2.ORIGIN_LOCAL, "web": common_pb2.ORIGIN_WEB}
+_TASK = {
+    Task.LOOKUP: common_pb2.TASK_LOOKUP,
+    Task.CALCULATION: common_pb2.TASK_CALCULATION,
+    Task.EXTRACTION: common_pb2.TASK_EXTRACTION,
+    Task.ANALYSIS: common_pb2.TASK_ANALYSIS,
+}
+_TASK_BY_PROTO = {v: k for k, v in _TASK.items()}
 _ANSWER_CHECK = {
     "supported": orchestrator_pb2.ANSWER_CHECK_SUPPORTED,
     "unsupported": orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED,
@@ -32,6 +50,15 @@ def request_filters(request: orchestrator_pb2.AskRequest) -> dict[str, str | int
     return out
 
 
+def request_task(request: orchestrator_pb2.AskRequest) -> Task | None:
+    """The task the request names; None = decide from the question."""
+    return _TASK_BY_PROTO.get(request.task)
+
+
+def request_history(request: orchestrator_pb2.AskRequest) -> list[Turn]:
+    return [Turn(t.role, t.text) for t in request.history]
+
+
 def timings_proto(t: Timings) -> orchestrator_pb2.StageTimings:
     return orchestrator_pb2.StageTimings(**vars(t))
 
@@ -51,6 +78,15 @@ def route_proto(d: RouteDecision) -> orchestrator_pb2.RouteEvent:
         pages_failed=d.pages_failed,
         pages_timed_out=d.pages_timed_out,
         documents_queued=d.documents_queued,
+        standalone_question=d.standalone_question,
+        task=_TASK.get(d.task, common_pb2.TASK_UNSPECIFIED) if d.task else common_pb2.TASK_UNSPECIFIED,
+        task_decided_by=d.task_decided_by,
+    )
+
+
+def stage_proto(s: Stage) -> orchestrator_pb2.StageEvent:
+    return orchestrator_pb2.StageEvent(
+        stage=s.stage, round=s.round, ms=s.ms, detail=s.detail, sub_questions=list(s.sub_questions), passed=s.passed
     )
 
 
@@ -85,8 +121,10 @@ def done_proto(
     unsupported_numbers: Sequence[str] = (),
     answer_cites_passages: bool = False,
     replacement_answer: str = "",
+    task: Task = Task.LOOKUP,
+    extras: TaskExtras | None = None,
 ) -> orchestrator_pb2.AnswerDone:
-    return orchestrator_pb2.AnswerDone(
+    done = orchestrator_pb2.AnswerDone(
         finish_reason=g.finish_reason,
         prompt_tokens=g.prompt_tokens,
         completion_tokens=g.completion_tokens,
@@ -98,7 +136,54 @@ def done_proto(
         answer_cites_passages=answer_cites_passages,
         cached_tokens=g.cached_tokens,
         replacement_answer=replacement_answer,
+        task=_TASK[task],
     )
+    if extras is not None:
+        _add_extras(done, extras)
+    return done
+
+
+def _add_extras(done: orchestrator_pb2.AnswerDone, extras: TaskExtras) -> None:
+    """The task's structured parts; the outcome types come from tasks/ (duck-typed here)."""
+    if (c := extras.calculation) is not None:
+        done.calculation.CopyFrom(
+            orchestrator_pb2.Calculation(
+                figures=[
+                    orchestrator_pb2.Figure(label=f.label, value=f.value, unit=f.unit, text=f.text, passage=f.passage)
+                    for f in c.figures
+                ],
+                formula=c.formula,
+                result=c.result if c.result is not None else 0.0,
+                unit=c.unit,
+                result_text=c.result_text,
+            )
+        )
+    if (x := extras.structured) is not None:
+        done.structured.CopyFrom(
+            orchestrator_pb2.StructuredAnswer(
+                json=x.json,
+                valid=x.valid,
+                missing_keys=list(x.missing_keys),
+                errors=list(x.errors),
+                repaired=x.repaired,
+                keys=list(getattr(x, "keys", ())),
+            )
+        )
+    if (ch := extras.chart) is not None:
+        done.chart.CopyFrom(
+            orchestrator_pb2.ChartSpec(
+                type=ch.type,
+                title=ch.title,
+                categories=list(ch.categories),
+                series=[
+                    orchestrator_pb2.ChartSeries(name=s.name, values=list(s.values), passages=list(s.passages))
+                    for s in ch.series
+                ],
+                x_label=ch.x_label,
+                y_label=ch.y_label,
+                unit=ch.unit,
+            )
+        )
 
 
 def prompt_proto(p: PromptPrepared) -> orchestrator_pb2.PromptEvent:

@@ -69,8 +69,9 @@ class AskParams:
     # turn and `asked` what the user typed.
     history: tuple[Turn, ...] = ()
     asked: str = ""
-    # None = decide from the question (tasks/router.py).
-    task: Task | None = None
+    # Decided by the request, or from the question (tasks/router.py).
+    task: Task = Task.LOOKUP
+    task_decided_by: str = ""
     json_keys: tuple[str, ...] = ()
     # None = deployment default; 0 = single pass.
     max_rounds: int | None = None
@@ -136,6 +137,18 @@ class PromptPrepared:
     context_tokens: int
     context_tokens_full: int
     passages_used: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A finished step of a task (plan, execute, express, review, extract, compute, repair, chart)."""
+
+    stage: str
+    round: int
+    ms: float
+    detail: str = ""
+    sub_questions: tuple[str, ...] = ()
+    passed: bool = True
 
 
 @dataclass(frozen=True)

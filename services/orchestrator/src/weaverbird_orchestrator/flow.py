@@ -6,7 +6,6 @@ import logging
 import math
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from weaverbird_common import telemetry
@@ -18,20 +17,35 @@ from weaverbird_common.questions import detect_language, filters_from_question
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
+from weaverbird_orchestrator.events import (
+    AskEvent,
+    CitationsEvent,
+    DoneEvent,
+    FurtherReadingEvent,
+    TaskExtras,
+    TokenEvent,
+)
 from weaverbird_orchestrator.domain import (
     AskParams,
+    Example,
     GenerationDone,
     Passage,
     PromptPrepared,
     Retrieval,
     Route,
     RouteDecision,
+    Stage,
+    Task,
+    Turn,
 )
 from weaverbird_orchestrator.figure_guard import FigureGuard
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer, recite
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
 from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.tasks.followup import standalone_question
+from weaverbird_orchestrator.tasks.router import classify, classify_with_llm
+from weaverbird_orchestrator.tasks.runner import TaskRunner, sub_question_params
 from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
 from weaverbird_orchestrator.web_evidence import ingest_message, score_web_chunks
@@ -53,44 +67,21 @@ class Peers(Protocol):
     async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
     def generate(
-        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
+        self,
+        question: str,
+        passages: list[Passage],
+        language: str,
+        temperature: float,
+        max_tokens: int,
+        *,
+        task: str = "",
+        examples: Sequence[Example] = (),
+        instruction: str = "",
+        history: Sequence[Turn] = (),
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]: ...
 
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TokenEvent:
-    text: str
-
-
-@dataclass(frozen=True)
-class CitationsEvent:
-    passages: list[Passage]
-    cited: set[int]
-
-
-@dataclass(frozen=True)
-class FurtherReadingEvent:
-    passages: list[Passage]
-
-
-@dataclass(frozen=True)
-class DoneEvent:
-    generation: GenerationDone
-    decision: RouteDecision
-    conversation_id: str
-    # Numeric check of the answer (see numeric_check.py).
-    answer_check: AnswerCheck = "no_numbers"
-    unsupported_numbers: tuple[str, ...] = ()
-    answer_cites_passages: bool = False
-    # Non-empty when numeric_check_policy "replace" withheld the answer: what clients show instead (the
-    # stream stopped before the answer's first figure; the unary Ask returns only this).
-    replacement: str = ""
-
-
-AskEvent = RouteDecision | PromptPrepared | TokenEvent | CitationsEvent | FurtherReadingEvent | DoneEvent
 
 
 def _ms_since(start: float) -> float:
@@ -121,6 +112,13 @@ class QuestionFlow:
         self._default_threshold = settings.threshold
         self._catalog = CatalogCache(peers.catalog, settings.catalog_refresh_s)
         self._reranker = reranker or NoReranker()
+        self._tasks = TaskRunner(
+            peers, settings, answer=self.answer, retrieve=self.retrieve, sub_params=self._sub_params
+        )
+
+    @property
+    def max_history_turns(self) -> int:
+        return self._s.max_history_turns
 
     async def default_threshold(self) -> float:
         """Deployment c: configured, or calibrated for the embedder's model (asked once)."""
@@ -139,8 +137,15 @@ class QuestionFlow:
         temperature: float = 0.0,
         max_tokens: int = 0,
         conversation_id: str = "",
+        history: Sequence[Turn] = (),
+        task: Task | None = None,
+        json_keys: Sequence[str] = (),
+        max_rounds: int | None = None,
     ) -> AskParams:
-        """Validates a request and fills in deployment defaults. Raises InvalidArgument."""
+        """Validates a request and fills in deployment defaults. Raises InvalidArgument.
+
+        A follow-up (history given) is rewritten into a standalone question first, and the task is
+        decided from that question unless the request names one."""
         question = question.strip()
         if not question:
             raise InvalidArgument("question must not be empty")
@@ -159,6 +164,10 @@ class QuestionFlow:
             raise InvalidArgument(f"temperature must be in [0, 2], got {temperature}")
         if max_tokens < 0:
             raise InvalidArgument("max_tokens must not be negative")
+        asked = question
+        if history:
+            question = await self._standalone(question, history)
+        chosen_task, decided_by = (task, "request") if task is not None else await self._decide_task(question)
         extracted = not filters
         chosen = dict(filters) if filters else await self._filters_from_question(question)
         return AskParams(
@@ -172,7 +181,34 @@ class QuestionFlow:
             temperature=temperature,
             max_tokens=min(max_tokens or self._s.max_answer_tokens, self._s.max_answer_tokens),
             conversation_id=conversation_id,
+            history=tuple(history),
+            asked=asked,
+            task=chosen_task,
+            task_decided_by=decided_by,
+            json_keys=tuple(json_keys),
+            max_rounds=self._s.peer_max_rounds if max_rounds is None else max_rounds,
         )
+
+    async def _sub_params(self, params: AskParams, question: str) -> AskParams:
+        """A sub-question of an analysis, with its own filters when the parent's came from its wording."""
+        filters = await self._filters_from_question(question) if params.filters_from_question else params.filters
+        return sub_question_params(params, question, dict(filters))
+
+    async def _standalone(self, question: str, history: Sequence[Turn]) -> str:
+        """The follow-up as a question that stands alone (tasks/followup.py), for retrieval and the model."""
+        catalog = await self._catalog.get()
+        known = [*catalog.companies, *self._s.known_companies]
+        return await standalone_question(
+            question, history, mode=self._s.followup_rewrite, generator=self._peers, known_companies=known
+        )
+
+    async def _decide_task(self, question: str) -> tuple[Task, str]:
+        """The question's task and what decided it (tasks/router.py)."""
+        if self._s.task_routing == "off":
+            return Task.LOOKUP, "off"
+        if self._s.task_routing == "llm":
+            return await classify_with_llm(self._peers, question, detect_language(question)), "llm"
+        return classify(question).task, "rules"
 
     async def _filters_from_question(self, question: str) -> dict[str, str | int]:
         """Company / year / quarter named in the question, companies matched against the KB's catalog
@@ -263,6 +299,9 @@ class QuestionFlow:
             web_status="not_needed",
             note="",
             filters=dict(filters),
+            standalone_question=params.question if params.history else "",
+            task=params.task,
+            task_decided_by=params.task_decided_by,
         )
         decision.timings.embed_ms = embed_ms
         decision.timings.local_search_ms = search_ms
@@ -322,35 +361,59 @@ class QuestionFlow:
         return evidence.passages
 
     async def ask(self, params: AskParams) -> AsyncIterator[AskEvent]:
-        """Runs the whole flow, yielding the route, answer tokens, citations, further reading, done."""
+        """Runs the whole flow, yielding the route, answer tokens, citations, further reading, done.
+
+        A lookup is answered in one generation; other tasks go through tasks/runner.py (their stages
+        arrive as Stage events before the answer)."""
         start = time.perf_counter()
         retrieval = await self.retrieve(params)
-        decision = retrieval.decision
-        yield decision
+        yield retrieval.decision
+        if self._lacks_evidence(retrieval):
+            events = self._refuse(params, retrieval, start)
+        elif params.task is Task.LOOKUP:
+            events = self.answer(params, retrieval, start)
+        else:
+            events = self._tasks.run(params, retrieval, start)
+        async for event in events:
+            yield event
 
+    def _lacks_evidence(self, retrieval: Retrieval) -> bool:
+        """The gate found the local passages weak and the web added none (off, failed or skipped)."""
+        return (
+            self._s.refuse_without_evidence
+            and retrieval.decision.route == Route.WEB
+            and not any(p.origin == "web" for p in retrieval.for_model())
+        )
+
+    async def _refuse(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+        """A small model answers anyway, from the wrong company's or year's figures. Say so instead,
+        without a model call, and offer every retrieved passage as further reading."""
+        decision = retrieval.decision
+        yield TokenEvent(INSUFFICIENT.get(params.language, INSUFFICIENT["en"]))
+        yield CitationsEvent([], set())
+        yield FurtherReadingEvent(list(retrieval.ranked))
+        decision.timings.total_ms = _ms_since(start)
+        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
+        yield DoneEvent(
+            generation=GenerationDone("refused", 0, 0, ""),
+            decision=decision,
+            conversation_id=params.conversation_id,
+            answer_check="refused",
+            task=params.task,
+        )
+
+    async def answer(
+        self,
+        params: AskParams,
+        retrieval: Retrieval,
+        start: float,
+        *,
+        extras: TaskExtras | None = None,
+    ) -> AsyncIterator[AskEvent]:
+        """One cited answer over the top J passages, streamed, checked for unsupported figures."""
+        decision = retrieval.decision
         context = retrieval.for_model()
         insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
-        if (
-            self._s.refuse_without_evidence
-            and decision.route == Route.WEB
-            and not any(p.origin == "web" for p in context)
-        ):
-            # The gate found the local passages weak and the web added none (off, failed or skipped): a
-            # small model answers anyway, from the wrong company's or year's figures. Say so instead,
-            # without a model call, and offer every retrieved passage as further reading.
-            yield TokenEvent(insufficient)
-            yield CitationsEvent([], set())
-            yield FurtherReadingEvent(list(retrieval.ranked))
-            decision.timings.total_ms = _ms_since(start)
-            telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
-            yield DoneEvent(
-                generation=GenerationDone("refused", 0, 0, ""),
-                decision=decision,
-                conversation_id=params.conversation_id,
-                answer_check="refused",
-            )
-            return
-
         answer: list[str] = []
         # Under "replace" nothing from the first figure on is streamed before the check below passes it.
         guard = FigureGuard() if self._s.numeric_check_policy == "replace" else None
@@ -400,4 +463,6 @@ class QuestionFlow:
             unsupported_numbers=check.unsupported,
             answer_cites_passages=check.cited,
             replacement=insufficient if replace else "",
+            task=params.task,
+            extras=extras or TaskExtras(),
         )

@@ -10,14 +10,9 @@ from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
 
 from weaverbird_orchestrator import convert
 from weaverbird_orchestrator.deadline import caller_deadline
-from weaverbird_orchestrator.domain import AskParams, PromptPrepared, RouteDecision
-from weaverbird_orchestrator.flow import (
-    CitationsEvent,
-    DoneEvent,
-    FurtherReadingEvent,
-    QuestionFlow,
-    TokenEvent,
-)
+from weaverbird_orchestrator.domain import AskParams, PromptPrepared, RouteDecision, Stage
+from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, FurtherReadingEvent, TokenEvent
+from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.metrics import record_question
 from weaverbird_orchestrator.validation import validate_ask
 
@@ -32,7 +27,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         self._flow = flow
 
     async def _params(self, request: orchestrator_pb2.AskRequest) -> AskParams:
-        validate_ask(request)
+        validate_ask(request, max_history_turns=self._flow.max_history_turns)
         return await self._flow.params(
             request.question,
             top_k=request.top_k if request.HasField("top_k") else None,
@@ -42,6 +37,10 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
             temperature=request.temperature,
             max_tokens=request.max_tokens,
             conversation_id=request.conversation_id,
+            history=convert.request_history(request),
+            task=convert.request_task(request),
+            json_keys=list(request.json_keys),
+            max_rounds=request.max_rounds if request.HasField("max_rounds") else None,
         )
 
     async def _events(self, request: orchestrator_pb2.AskRequest) -> AsyncIterator[orchestrator_pb2.AskEvent]:
@@ -56,6 +55,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                     yield orchestrator_pb2.AskEvent(route=convert.route_proto(event))
                 elif isinstance(event, PromptPrepared):
                     yield orchestrator_pb2.AskEvent(prompt=convert.prompt_proto(event))
+                elif isinstance(event, Stage):
+                    yield orchestrator_pb2.AskEvent(stage=convert.stage_proto(event))
                 elif isinstance(event, TokenEvent):
                     yield orchestrator_pb2.AskEvent(token=event.text)
                 elif isinstance(event, CitationsEvent):
@@ -75,6 +76,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                         event.unsupported_numbers,
                         event.answer_cites_passages,
                         event.replacement,
+                        event.task,
+                        event.extras,
                     )
                     yield orchestrator_pb2.AskEvent(done=done)
 
@@ -104,6 +107,8 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                 answer.append(event.token)
             elif kind == "citations":
                 response.citations.extend(event.citations.citations)
+            elif kind == "stage":
+                response.stages.append(event.stage)
             elif kind == "further_reading":
                 response.further_reading.extend(event.further_reading.passages)
             elif kind == "done":
@@ -114,6 +119,10 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
         response.answer_replaced = bool(replacement)
         response.answer_check = response.done.answer_check
         response.unsupported_numbers.extend(response.done.unsupported_numbers)
+        response.task = response.done.task
+        for name in ("calculation", "structured", "chart"):
+            if response.done.HasField(name):
+                getattr(response, name).CopyFrom(getattr(response.done, name))
         # The route's timings are final only once generation ended.
         response.route.timings.CopyFrom(response.done.timings)
         return response

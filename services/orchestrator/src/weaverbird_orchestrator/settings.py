@@ -131,6 +131,31 @@ class OrchestratorSettings(BaseServiceSettings):
     reranker_batch_size: int = Field(16, ge=1, description="Pairs (or passages) per reranker forward pass.")
     reranker_max_length: int = Field(512, ge=8, description="Token limit of one cross_encoder pair; longer truncated.")
 
+    task_routing: Literal["rules", "llm", "off"] = Field(
+        "rules",
+        description="How a question's task (lookup, calculation, extraction, analysis) is decided when the "
+        "request does not say: rules (instant), the model (one short call), or off (always lookup).",
+    )
+    few_shot_examples: int = Field(
+        2, ge=0, le=8, description="Worked examples (by similarity, same task and language) in task prompts."
+    )
+    followup_rewrite: Literal["rules", "llm", "off"] = Field(
+        "rules",
+        description="How a follow-up with history becomes a standalone question before retrieval: rules "
+        "(carry company / period / metric over from earlier turns), the model, or off.",
+    )
+    max_history_turns: int = Field(20, ge=0, description="Most conversation turns a request may carry.")
+    peer_max_rounds: int = Field(
+        2, ge=0, le=5, description="Plan-execute-express-review rounds of an analysis; 0 = single pass."
+    )
+    peer_max_sub_questions: int = Field(3, ge=1, le=6, description="Sub-questions an analysis plan may have.")
+    peer_max_seconds: float = Field(
+        240.0, gt=0, description="Time budget of one analysis (the loop stops going round when it is spent)."
+    )
+    peer_max_completion_tokens: int = Field(
+        1500, ge=1, description="Generated-token budget of one analysis across all its model calls."
+    )
+
     @model_validator(mode="after")
     def _j_within_k(self) -> OrchestratorSettings:
         if self.top_j > self.top_k:

@@ -1,0 +1,267 @@
+"""Answers the tasks beyond one lookup: a calculation done in code, a JSON extraction, an analysis with
+a chart (plan-execute-express-review). Each yields its stages, then the same tail as a lookup (answer
+text, citations, further reading, done), so every client sees one response shape."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+
+from weaverbird_common import telemetry
+
+from weaverbird_orchestrator.domain import (
+    AskParams,
+    Example,
+    GenerationDone,
+    Passage,
+    PromptPrepared,
+    Retrieval,
+    Stage,
+    Task,
+    Turn,
+)
+from weaverbird_orchestrator.events import (
+    AskEvent,
+    CitationsEvent,
+    DoneEvent,
+    FurtherReadingEvent,
+    TaskExtras,
+    TokenEvent,
+)
+from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer
+from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.tasks.calculation import calculate
+from weaverbird_orchestrator.tasks.chart import ChartSpec, chart_spec
+from weaverbird_orchestrator.tasks.examples import default_bank
+from weaverbird_orchestrator.tasks.extraction import extract_json, keys_from_question
+from weaverbird_orchestrator.tasks.llm import Generator
+from weaverbird_orchestrator.tasks.peer import PeerBudget, PeerOutcome, run_peer
+
+Answer = Callable[..., AsyncIterator[AskEvent]]
+Retrieve = Callable[[AskParams], Awaitable[Retrieval]]
+SubParams = Callable[[AskParams, str], Awaitable[AskParams]]
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+class MeteredGenerator:
+    """Passes task steps' calls to the generator and adds up what they cost (for the done event)."""
+
+    def __init__(self, generator: Generator) -> None:
+        self._generator = generator
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cached_tokens = 0
+        self.model_id = ""
+
+    async def generate(
+        self,
+        question: str,
+        passages: list[Passage],
+        language: str,
+        temperature: float,
+        max_tokens: int,
+        *,
+        task: str = "",
+        examples: Sequence[Example] = (),
+        instruction: str = "",
+        history: Sequence[Turn] = (),
+    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
+        async for item in self._generator.generate(
+            question,
+            passages,
+            language,
+            temperature,
+            max_tokens,
+            task=task,
+            examples=examples,
+            instruction=instruction,
+            history=history,
+        ):
+            if isinstance(item, GenerationDone):
+                self.prompt_tokens += item.prompt_tokens
+                self.completion_tokens += item.completion_tokens
+                self.cached_tokens += item.cached_tokens
+                self.model_id = item.model_id or self.model_id
+            yield item
+
+    def done(self, finish_reason: str = "stop") -> GenerationDone:
+        return GenerationDone(
+            finish_reason, self.prompt_tokens, self.completion_tokens, self.model_id, self.cached_tokens
+        )
+
+
+class TaskRunner:
+    """The non-lookup tasks over the flow's own retrieval and answer step."""
+
+    def __init__(
+        self,
+        generator: Generator,
+        settings: OrchestratorSettings,
+        *,
+        answer: Answer,
+        retrieve: Retrieve,
+        sub_params: SubParams,
+    ) -> None:
+        self._generator = generator
+        self._s = settings
+        self._answer = answer
+        self._retrieve = retrieve
+        self._sub_params = sub_params
+
+    def _examples(self, task: Task, params: AskParams) -> list[Example]:
+        if not self._s.few_shot_examples:
+            return []
+        return default_bank().select(task, params.language, params.question, self._s.few_shot_examples)
+
+    def run(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+        if params.task is Task.CALCULATION:
+            return self._calculation(params, retrieval, start)
+        if params.task is Task.EXTRACTION:
+            return self._extraction(params, retrieval, start)
+        if params.task is Task.ANALYSIS:
+            return self._analysis(params, retrieval, start)
+        return self._answer(params, retrieval, start)
+
+    async def _calculation(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+        """The model copies the figures (with their passages) and a formula; code computes the result."""
+        decision, context = retrieval.decision, retrieval.for_model()
+        generator = MeteredGenerator(self._generator)
+        step = time.perf_counter()
+        outcome = await calculate(
+            generator, params.question, context, params.language, self._examples(Task.CALCULATION, params)
+        )
+        detail = outcome.error or f"{outcome.formula} = {outcome.result_text}"
+        yield Stage("compute", 1, _ms_since(step), detail, passed=not outcome.error)
+        if outcome.error:
+            # Nothing the code could verify and compute: answer directly, checked like any lookup.
+            async for event in self._answer(params, retrieval, start):
+                yield event
+            return
+        decision.timings.generate_ms = _ms_since(step)
+        decision.timings.total_ms = _ms_since(start)
+        yield TokenEvent(outcome.answer)
+        yield CitationsEvent(context, {f.passage for f in outcome.figures})
+        yield FurtherReadingEvent(retrieval.further_reading())
+        # Each figure was found in the passage it cites; the result is computed from them.
+        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="supported").inc()
+        yield DoneEvent(
+            generation=generator.done(),
+            decision=decision,
+            conversation_id=params.conversation_id,
+            answer_check="supported",
+            answer_cites_passages=True,
+            task=params.task,
+            extras=TaskExtras(calculation=outcome),
+        )
+
+    async def _extraction(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+        """JSON with the requested keys, validated (and repaired once); an invalid result says so."""
+        decision, context = retrieval.decision, retrieval.for_model()
+        generator = MeteredGenerator(self._generator)
+        keys = list(params.json_keys) or keys_from_question(params.question)
+        step = time.perf_counter()
+        outcome = await extract_json(
+            generator, params.question, context, params.language, keys, self._examples(Task.EXTRACTION, params)
+        )
+        detail = "valid" if outcome.valid else "invalid: " + "; ".join(outcome.errors)
+        if outcome.repaired:
+            detail += " (after one repair)"
+        yield Stage("extract", 1, _ms_since(step), detail, passed=outcome.valid)
+        decision.timings.generate_ms = _ms_since(step)
+        decision.timings.total_ms = _ms_since(start)
+        insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
+        if outcome.valid and outcome.value is not None:
+            text = json.dumps(outcome.value, ensure_ascii=False, indent=2)
+        else:
+            text = insufficient
+        check = check_answer(text, [f"{p.title}\n{p.heading}\n{p.text}" for p in context])
+        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
+        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+        yield TokenEvent(insufficient if replace else text)
+        yield CitationsEvent(context, set())
+        yield FurtherReadingEvent(retrieval.further_reading())
+        yield DoneEvent(
+            generation=generator.done(),
+            decision=decision,
+            conversation_id=params.conversation_id,
+            answer_check=check.result,
+            unsupported_numbers=check.unsupported,
+            task=params.task,
+            extras=TaskExtras(structured=outcome),
+        )
+
+    async def _analysis(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+        """Plan, execute (each sub-question through the same gate), express, review; then a chart."""
+        generator = MeteredGenerator(self._generator)
+        if not params.max_rounds:
+            # A single pass: the chart's data, then one answer over the same passages.
+            chart = await self._chart_of(generator, params, retrieval.for_model())
+            yield chart[0]
+            async for event in self._answer(params, retrieval, start, extras=TaskExtras(chart=chart[1])):
+                yield event
+            return
+
+        async def retrieve(sub_question: str) -> Retrieval:
+            return await self._retrieve(await self._sub_params(params, sub_question))
+
+        budget = PeerBudget(
+            max_seconds=self._s.peer_max_seconds, max_completion_tokens=self._s.peer_max_completion_tokens
+        )
+        outcome: PeerOutcome | None = None
+        async for item in run_peer(
+            params.question,
+            params.language,
+            retrieve=retrieve,
+            generator=generator,
+            max_rounds=params.max_rounds,
+            budget=budget,
+        ):
+            if isinstance(item, PeerOutcome):
+                outcome = item
+            else:
+                yield item
+        assert outcome is not None, "run_peer ends with its outcome"
+        chart = await self._chart_of(generator, params, outcome.passages)
+        yield chart[0]
+        decision = retrieval.decision
+        decision.timings.generate_ms = _ms_since(start) - decision.timings.total_ms
+        decision.timings.total_ms = _ms_since(start)
+        sources = [f"{p.title}\n{p.heading}\n{p.text}" for p in outcome.passages]
+        check = check_answer(outcome.answer, sources)
+        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
+        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+        insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
+        yield TokenEvent(insufficient if replace else outcome.answer)
+        yield CitationsEvent(outcome.passages, outcome.cited)
+        yield FurtherReadingEvent(retrieval.further_reading())
+        yield DoneEvent(
+            generation=generator.done(),
+            decision=decision,
+            conversation_id=params.conversation_id,
+            answer_check=check.result,
+            unsupported_numbers=check.unsupported,
+            answer_cites_passages=check.cited,
+            task=params.task,
+            extras=TaskExtras(chart=chart[1]),
+        )
+
+    async def _chart_of(
+        self, generator: Generator, params: AskParams, passages: list[Passage]
+    ) -> tuple[Stage, ChartSpec | None]:
+        """The chart's spec over the answer's passages, and its stage."""
+        step = time.perf_counter()
+        outcome = await chart_spec(
+            generator, params.question, passages, params.language, self._examples(Task.ANALYSIS, params)
+        )
+        detail = f"{outcome.spec.type} chart" if outcome.spec else "no chart: " + "; ".join(outcome.errors)
+        return Stage("chart", 1, _ms_since(step), detail, passed=outcome.spec is not None), outcome.spec
+
+
+def sub_question_params(params: AskParams, question: str, filters: dict[str, str | int]) -> AskParams:
+    """A sub-question's parameters: the parent's K, J, c and settings, its own question and filters."""
+    return dataclasses.replace(params, question=question, filters=filters, history=(), task=Task.LOOKUP)

@@ -11,13 +11,8 @@ from weaverbird.v1 import orchestrator_pb2
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, PromptPrepared, Route, RouteDecision
-from weaverbird_orchestrator.flow import (
-    CitationsEvent,
-    DoneEvent,
-    FurtherReadingEvent,
-    QuestionFlow,
-    TokenEvent,
-)
+from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, FurtherReadingEvent, TokenEvent
+from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT
 from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings

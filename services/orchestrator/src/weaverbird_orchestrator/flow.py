@@ -17,14 +17,6 @@ from weaverbird_common.questions import detect_language, filters_from_question
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
-from weaverbird_orchestrator.events import (
-    AskEvent,
-    CitationsEvent,
-    DoneEvent,
-    FurtherReadingEvent,
-    TaskExtras,
-    TokenEvent,
-)
 from weaverbird_orchestrator.domain import (
     AskParams,
     Example,
@@ -34,12 +26,19 @@ from weaverbird_orchestrator.domain import (
     Retrieval,
     Route,
     RouteDecision,
-    Stage,
     Task,
     Turn,
 )
+from weaverbird_orchestrator.events import (
+    AskEvent,
+    CitationsEvent,
+    DoneEvent,
+    FurtherReadingEvent,
+    TaskExtras,
+    TokenEvent,
+)
 from weaverbird_orchestrator.figure_guard import FigureGuard
-from weaverbird_orchestrator.numeric_check import INSUFFICIENT, AnswerCheck, check_answer, recite
+from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer, recite
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
 from weaverbird_orchestrator.settings import OrchestratorSettings

@@ -198,7 +198,12 @@ class QuestionFlow:
         catalog = await self._catalog.get()
         known = [*catalog.companies, *self._s.known_companies]
         return await standalone_question(
-            question, history, mode=self._s.followup_rewrite, generator=self._peers, known_companies=known
+            question,
+            history,
+            mode=self._s.followup_rewrite,
+            generator=self._peers,
+            known_companies=known,
+            aliases=catalog.aliases,
         )
 
     async def _decide_task(self, question: str) -> tuple[Task, str]:

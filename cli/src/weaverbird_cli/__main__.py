@@ -1,4 +1,4 @@
-"""`weaverbird` command line: ask, ingest, add, kb, up, models, eval."""
+"""`weaverbird` command line: ask, chat, ingest, add, kb, up, models, eval."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import grpc
 from weaverbird.v1 import retriever_pb2
 
 from weaverbird_cli import commands, render
+from weaverbird_cli.answering import DEFAULT_CHART_DIR, AskOptions
 from weaverbird_cli.security import cli_credentials, remote_credentials
 from weaverbird_cli.settings import CliSettings
 
@@ -41,6 +42,58 @@ def _add_kb_parser(sub: argparse._SubParsersAction, addr: str) -> None:  # type:
     p_delete.add_argument("document_id")
     for parser in (p_list, p_show, p_delete):
         parser.add_argument("--addr", default=addr, help="ingester host:port")
+
+
+def _keys(text: str) -> tuple[str, ...]:
+    keys = tuple(key.strip() for key in text.split(",") if key.strip())
+    if not keys:
+        raise argparse.ArgumentTypeError("expected keys separated by commas, e.g. name,share")
+    return keys
+
+
+def _rounds(text: str) -> int:
+    try:
+        rounds = int(text)
+    except ValueError:
+        rounds = -1
+    if rounds < 0:
+        raise argparse.ArgumentTypeError(f"not a number of rounds (0 or more): {text!r}")
+    return rounds
+
+
+def _add_question_options(parser: argparse.ArgumentParser, addr: str) -> None:
+    """What `ask` and `chat` send besides the question."""
+    parser.add_argument("--top-k", type=int, help="K: passages retrieved per source")
+    parser.add_argument("--top-j", type=int, help="J: passages given to the model")
+    parser.add_argument("--threshold", type=float, help="c: web-search threshold on the best local score")
+    parser.add_argument(
+        "--task", choices=list(render.TASKS), help="the kind of answer wanted (default: decided from the question)"
+    )
+    parser.add_argument(
+        "--json-keys", type=_keys, default=(), metavar="KEY,KEY", help="keys of an extraction's JSON answer"
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=_rounds,
+        metavar="N",
+        help="plan-execute-express-review rounds of an analysis (0 = one pass)",
+    )
+    parser.add_argument(
+        "--chart-dir", type=Path, default=DEFAULT_CHART_DIR, help=f"where chart PNGs go (default {DEFAULT_CHART_DIR})"
+    )
+    parser.add_argument("--addr", default=addr, help="orchestrator host:port")
+
+
+def _options(args: argparse.Namespace) -> AskOptions:
+    return AskOptions(
+        top_k=args.top_k,
+        top_j=args.top_j,
+        threshold=args.threshold,
+        task=args.task,
+        json_keys=args.json_keys,
+        max_rounds=args.max_rounds,
+        chart_dir=args.chart_dir,
+    )
 
 
 def _kb(args: argparse.Namespace) -> int:
@@ -80,10 +133,15 @@ def main(argv: list[str] | None = None) -> int:
 
     p_ask = sub.add_parser("ask", help="ask a question; streams the answer with citations")
     p_ask.add_argument("question")
-    p_ask.add_argument("--top-k", type=int, help="K: passages retrieved per source")
-    p_ask.add_argument("--top-j", type=int, help="J: passages given to the model")
-    p_ask.add_argument("--threshold", type=float, help="c: web-search threshold on the best local score")
-    p_ask.add_argument("--addr", default=settings.orchestrator_addr, help="orchestrator host:port")
+    _add_question_options(p_ask, settings.orchestrator_addr)
+    p_ask.add_argument(
+        "--history-file",
+        type=Path,
+        help="JSON list of earlier {role, text} turns sent with the question; the answer is appended to it",
+    )
+
+    p_chat = sub.add_parser("chat", help="a conversation: follow-up questions understood (stdin may be piped)")
+    _add_question_options(p_chat, settings.orchestrator_addr)
 
     p_ingest = sub.add_parser("ingest", help="add files or directories (PDF, HTML, Markdown, text)")
     p_ingest.add_argument("paths", nargs="+")
@@ -101,10 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("eval", help="retrieval | calibrate | answers on ../shared/data (see `weaverbird eval -h`)")
 
     args = parser.parse_args(argv)
-    if args.command in ("ask", "ingest", "add", "kb"):
+    if args.command in ("ask", "chat", "ingest", "add", "kb"):
         commands.use_credentials(_credentials(settings))
     if args.command == "ask":
-        return commands.ask(args.question, args.addr, args.top_k, args.top_j, args.threshold)
+        return commands.ask(args.question, args.addr, _options(args), args.history_file, settings.history_turns)
+    if args.command == "chat":
+        return commands.chat(args.addr, _options(args), settings.history_turns)
     if args.command == "ingest":
         return commands.ingest(args.paths, args.addr)
     if args.command == "add":

@@ -1,4 +1,4 @@
-"""The `weaverbird` commands: ask, ingest, add, kb, up, models."""
+"""The `weaverbird` commands: ask, chat, ingest, add, kb, up, models."""
 
 from __future__ import annotations
 
@@ -13,16 +13,17 @@ from tqdm import tqdm
 from weaverbird.v1 import (
     ingester_pb2,
     ingester_pb2_grpc,
-    orchestrator_pb2,
     orchestrator_pb2_grpc,
     retriever_pb2,
     retriever_pb2_grpc,
 )
 
 from weaverbird_cli import render
+from weaverbird_cli.answering import AskOptions, ask_request, stream_answer
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, KafkaBroker, start_broker, stop_broker
+from weaverbird_cli.chat import chat as chat_loop
+from weaverbird_cli.conversation import HistoryFileError, exchange, history_proto, load_history, save_history
 from weaverbird_cli.gateway import GatewayProcess
-from weaverbird_cli.progress import Status
 from weaverbird_cli.security import LocalSecurity
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
@@ -51,60 +52,32 @@ def _channel(addr: str) -> grpc.Channel:
     return grpc.secure_channel(addr, _credentials, options=options)
 
 
-def ask(question: str, addr: str, top_k: int | None, top_j: int | None, threshold: float | None) -> int:
-    request = orchestrator_pb2.AskRequest(question=question)
-    if top_k:
-        request.top_k = top_k
-    if top_j:
-        request.top_j = top_j
-    if threshold is not None:
-        request.threshold = threshold
-    status = Status()
-    route: orchestrator_pb2.RouteEvent | None = None
-
-    def print_route(prompt: orchestrator_pb2.PromptEvent | None = None) -> None:
-        nonlocal route
-        if route is not None:
-            status.clear()
-            print(render.route_report(route, prompt), flush=True)
-            print()
-            route = None
-
+def ask(
+    question: str, addr: str, options: AskOptions, history_file: Path | None = None, max_history_turns: int = 20
+) -> int:
+    """Streams one answer. With `history_file` the question is sent with the conversation held there, and
+    the question and its answer are appended to it, so the next `ask` continues the conversation."""
+    try:
+        turns = load_history(history_file) if history_file is not None else []
+    except HistoryFileError as exc:
+        print(f"error: history file {exc}", file=sys.stderr)
+        return 2
+    request = ask_request(question, options, history_proto(turns, max_history_turns))
     with _channel(addr) as channel:
-        stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
-        status.show("retrieving")
         try:
-            for event in stub.AskStream(request, timeout=600):
-                kind = event.WhichOneof("event")
-                if kind == "route":
-                    # Printed with the prompt's size, which follows within milliseconds when a model answers.
-                    route = event.route
-                    status.show("preparing the prompt")
-                elif kind == "prompt":
-                    print_route(event.prompt)
-                    status.show(f"reading {event.prompt.prompt_tokens} prompt tokens")
-                elif kind == "token":
-                    print_route()
-                    status.clear()
-                    print(event.token, end="", flush=True)
-                elif kind == "citations":
-                    print_route()
-                    print("\n\nSources:")
-                    for c in event.citations.citations:
-                        print(render.citation_line(c))
-                elif kind == "further_reading" and event.further_reading.passages:
-                    print("\nFurther reading:")
-                    for c in event.further_reading.passages:
-                        print(render.citation_line(c))
-                elif kind == "done":
-                    print("\n" + render.done_line(event.done))
+            answer = stream_answer(orchestrator_pb2_grpc.OrchestratorServiceStub(channel), request, options.chart_dir)
         except grpc.RpcError as exc:
-            status.close()
             print(f"\nerror: {exc.code().name}: {exc.details()}", file=sys.stderr)
             return 1
-        finally:
-            status.close()
+    if history_file is not None:
+        save_history(history_file, [*turns, *exchange(question, answer.text)])
     return 0
+
+
+def chat(addr: str, options: AskOptions, max_history_turns: int) -> int:
+    """An interactive conversation (or questions piped in, one per line); see chat.py."""
+    with _channel(addr) as channel:
+        return chat_loop(channel, options, max_history_turns)
 
 
 def expand_paths(paths: list[str]) -> Iterator[Path]:
@@ -345,6 +318,7 @@ def _serve(broker: KafkaBroker, gateway: GatewayProcess | None) -> int:
         "\nWeaverBird is running. In another terminal:\n"
         '  .venv/bin/weaverbird ask "What was Northwind Robotics\' revenue in fiscal 2024?"\n'
         '  .venv/bin/weaverbird ask "青松新能源2024年的净利润是多少？"\n'
+        "  .venv/bin/weaverbird chat    (follow-up questions; /reset starts over)\n"
         "  .venv/bin/weaverbird ingest ../shared/data/financebench/pdfs/\n"
         "Press Ctrl-C to stop.",
         flush=True,

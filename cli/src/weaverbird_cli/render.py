@@ -1,16 +1,33 @@
-"""Terminal rendering of answers (route report, citations, further reading) and of KB documents."""
+"""Terminal rendering of answers (route report, stages, citations, further reading, a task's calculation and
+JSON) and of KB documents."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC
 
 from weaverbird.v1 import common_pb2, orchestrator_pb2, retriever_pb2
 
 _ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
+TASKS = {
+    "lookup": common_pb2.TASK_LOOKUP,
+    "calculation": common_pb2.TASK_CALCULATION,
+    "extraction": common_pb2.TASK_EXTRACTION,
+    "analysis": common_pb2.TASK_ANALYSIS,
+}
+_TASK_NAMES = {value: name for name, value in TASKS.items()}
 
 
-def route_report(route: orchestrator_pb2.RouteEvent, prompt: orchestrator_pb2.PromptEvent | None = None) -> str:
+def task_name(task: int) -> str:
+    return _TASK_NAMES.get(task, "unspecified")
+
+
+def route_report(
+    route: orchestrator_pb2.RouteEvent, prompt: orchestrator_pb2.PromptEvent | None = None, asked: str | None = None
+) -> str:
+    """The [route] line; then the question as searched when it is not what was typed (a follow-up
+    rewritten with the conversation), and the route's note."""
     t = route.timings
     parts = [
         f"route={_ROUTE.get(route.route, '?')}",
@@ -23,14 +40,69 @@ def route_report(route: orchestrator_pb2.RouteEvent, prompt: orchestrator_pb2.Pr
     filters = {f.name: v for f, v in route.filter.ListFields()}
     if filters:
         parts.append(f"filter={filters}")
+    if route.task:
+        decided = f" (by {route.task_decided_by})" if route.task_decided_by else ""
+        parts.append(f"task={task_name(route.task)}{decided}")
     if prompt is not None:
         # What the model reads: on a CPU this, not retrieval, is the wait for the first token.
         parts.append(
             f"prompt={prompt.prompt_tokens}tok (passages {prompt.context_tokens} of "
             f"{prompt.context_tokens_full}tok, from {_numbers(prompt.passages_used)})"
         )
-    line = "[route] " + " ".join(parts)
-    return line + (f"\n[note] {route.note}" if route.note else "")
+    lines = ["[route] " + " ".join(parts)]
+    standalone = route.standalone_question.strip()
+    if standalone and (asked is None or standalone != asked.strip()):
+        lines.append(f"[standalone question] {standalone}")
+    if route.note:
+        lines.append(f"[note] {route.note}")
+    return "\n".join(lines)
+
+
+def stage_line(stage: orchestrator_pb2.StageEvent) -> str:
+    """One finished stage: "[stage] review round 1 · 812ms · failed · numbers not supported", then the
+    sub-questions a plan made (or the one an execute step retrieved for), one per line."""
+    parts = [f"[stage] {stage.stage} round {stage.round}", f"{stage.ms:.0f}ms"]
+    if stage.stage == "review":
+        parts.append("passed" if stage.passed else "failed")
+    if stage.detail:
+        parts.append(stage.detail)
+    return "\n".join([" · ".join(parts), *(f"    - {q}" for q in stage.sub_questions)])
+
+
+def number(value: float) -> str:
+    """1284.6 -> "1,284.6"; 3.0 -> "3": at most 10 significant digits, no trailing zeros."""
+    return f"{value:,.10g}"
+
+
+def calculation_block(calc: orchestrator_pb2.Calculation) -> str:
+    """The figures (each with the passage [n] it was read from), the formula and the result code computed."""
+    lines = ["Calculation:"]
+    for f in calc.figures:
+        written = f' (written "{f.text}")' if f.text else ""
+        lines.append(f"  [{f.passage}] {f.label} = {number(f.value)} {f.unit}".rstrip() + written)
+    if calc.formula:
+        lines.append(f"  formula: {calc.formula}")
+    computed = f"{number(calc.result)} {calc.unit}".rstrip()
+    shown = f' (shown as "{calc.result_text}")' if calc.result_text and calc.result_text != computed else ""
+    lines.append(f"  result: {computed}{shown}" if calc.formula or calc.figures else "  no result was computed")
+    return "\n".join(lines)
+
+
+def structured_block(answer: orchestrator_pb2.StructuredAnswer) -> str:
+    """The JSON, pretty when it parses, under "JSON (valid)" or "JSON (invalid: why)": invalid output is
+    never shown as if it were valid."""
+    if answer.valid:
+        status = "valid, repaired" if answer.repaired else "valid"
+    else:
+        why = list(answer.errors)
+        if answer.missing_keys:
+            why.append("missing keys: " + ", ".join(answer.missing_keys))
+        status = "invalid: " + ("; ".join(why) or "not checked")
+    try:
+        body = json.dumps(json.loads(answer.json), ensure_ascii=False, indent=2) if answer.json else "(none produced)"
+    except json.JSONDecodeError:
+        body = answer.json
+    return f"JSON ({status}):\n{body}"
 
 
 def _numbers(numbers: Sequence[int]) -> str:

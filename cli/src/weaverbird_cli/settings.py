@@ -15,6 +15,12 @@ class CliSettings(BaseSettings):
 
     orchestrator_addr: str = Field("127.0.0.1:50054", description="Orchestrator host:port for `ask`.")
     ingester_addr: str = Field("127.0.0.1:50055", description="Ingester host:port for `ingest`.")
+    history_turns: int = Field(
+        20,
+        ge=0,
+        description="`chat` and `ask --history-file`: the latest turns sent with a question (at most the "
+        "orchestrator's ORCHESTRATOR_MAX_HISTORY_TURNS, which refuses more).",
+    )
     base_port: int = Field(50051, ge=1024, le=65000, description="`up`: first of five consecutive gRPC ports.")
     data_dir: str = Field("var", description="`up`: where the knowledge base and model files live.")
     generator_model: str = Field(

@@ -15,7 +15,8 @@ from fastapi import FastAPI, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -34,11 +35,26 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 _KB_ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": schemas.ErrorBody}, **_ERRORS}
 # Document ids are 16 hex digits; the bound only keeps junk out of the gRPC call.
 DocumentId = Annotated[str, Path(min_length=1, max_length=256, description="The document's id.")]
+# Each Server-Sent Event's name and the schema of its `data` (listed in components/schemas).
+STREAM_EVENTS: dict[str, type[BaseModel]] = {
+    "route": schemas.RouteInfo,
+    "prompt": schemas.PromptInfo,
+    "stage": schemas.StageInfo,
+    "token": schemas.TokenEvent,
+    "citations": schemas.CitationsEvent,
+    "further_reading": schemas.FurtherReadingEvent,
+    "done": schemas.DoneInfo,
+    "error": schemas.ErrorBody,
+}
 _ASK_STREAM_DOC = {
-    "description": "Server-Sent Events, in order: `route`, `prompt` (when the model is asked), `token`* "
-    "(`{text}`), `citations`, `further_reading`, `done`. When `done.replacement_answer` is set the answer "
-    "was withheld: show it instead of the streamed tokens. A failure after the stream started arrives "
-    "as an `error` event (`{detail, code, status}`).",
+    "description": "Server-Sent Events (`event: <name>`, `data: <JSON>`), in order: `route` (RouteInfo: with the "
+    "task decided and the standalone question searched), `prompt` (PromptInfo; when the model is asked), "
+    "`stage`* (StageInfo: each step of a task as it finishes, e.g. an analysis' plan, execute, express and "
+    "review), `token`* (TokenEvent), `citations` (CitationsEvent), `further_reading` (FurtherReadingEvent), "
+    "`done` (DoneInfo: the task, and for their tasks `calculation`, `structured` and `chart`). When "
+    "`done.replacement_answer` is set the answer was withheld: show it instead of the streamed tokens. A "
+    "failure after the stream started arrives as an `error` event (ErrorBody). Events a client does not "
+    "know are to be skipped (the API grows additively).",
     "content": {"text/event-stream": {"schema": {"type": "string"}}},
 }
 _UPLOAD_BODY = {
@@ -122,6 +138,27 @@ async def _read_upload(request: Request, limit: int) -> tuple[bytes, str, str | 
         await form.close()
 
 
+def _document_stream_events(app: FastAPI) -> None:
+    """Adds the stream's event payloads to the OpenAPI components: /api/ask returns text/event-stream, so
+    FastAPI would not list them, and clients need their shapes."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = build()
+            _, top = models_json_schema(
+                [(model, "serialization") for model in STREAM_EVENTS.values()],
+                ref_template="#/components/schemas/{model}",
+            )
+            known = spec.setdefault("components", {}).setdefault("schemas", {})
+            for name, schema in top.get("$defs", {}).items():
+                known.setdefault(name, schema)
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def create_app(settings: GatewaySettings) -> FastAPI:
     """The ASGI app; gRPC channels open in its lifespan (they belong to the server's event loop)."""
 
@@ -143,6 +180,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         root_path=settings.root_path,
     )
     _install_error_handlers(app)
+    _document_stream_events(app)
 
     def backend(request: Request) -> Backend:
         # The services decide what this caller may do, from its own credentials.
@@ -151,8 +189,9 @@ def create_app(settings: GatewaySettings) -> FastAPI:
 
     @app.post("/api/ask", tags=["answers"], responses={200: _ASK_STREAM_DOC, **_ERRORS}, response_class=Response)
     async def ask(body: schemas.AskBody, request: Request) -> Response:
-        """Answers a question as a stream of Server-Sent Events (route, prompt, tokens, citations,
-        further reading, done). Errors found before the first event are HTTP errors."""
+        """Answers a question, with the conversation so far in `history`, as a stream of Server-Sent Events
+        (route, prompt, stages, tokens, citations, further reading, done). Errors found before the first
+        event are HTTP errors."""
         events = await backend(request).ask(convert.ask_request(body))
         return StreamingResponse(
             sse.stream(events),

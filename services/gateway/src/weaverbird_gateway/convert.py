@@ -21,6 +21,13 @@ DOCUMENT_ORIGINS = {
     "user": retriever_pb2.DOCUMENT_ORIGIN_USER,
 }
 _DOCUMENT_ORIGIN_NAMES = {value: name for name, value in DOCUMENT_ORIGINS.items()}
+TASKS = {
+    "lookup": common_pb2.TASK_LOOKUP,
+    "calculation": common_pb2.TASK_CALCULATION,
+    "extraction": common_pb2.TASK_EXTRACTION,
+    "analysis": common_pb2.TASK_ANALYSIS,
+}
+_TASK_NAMES = {value: name for name, value in TASKS.items()}
 _CHECK = {
     orchestrator_pb2.ANSWER_CHECK_SUPPORTED: "supported",
     orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED: "unsupported",
@@ -49,6 +56,14 @@ def ask_request(body: schemas.AskBody) -> orchestrator_pb2.AskRequest:
         value = getattr(body, name)
         if value is not None:
             fields[name] = value
+    if body.max_rounds is not None:
+        fields["max_rounds"] = body.max_rounds
+    if body.task is not None:
+        fields["task"] = TASKS[body.task]
+    if body.json_keys:
+        fields["json_keys"] = body.json_keys
+    if body.history:
+        fields["history"] = [_build(common_pb2.Turn, role=turn.role, text=turn.text) for turn in body.history]
     if body.filters is not None:
         given = body.filters.model_dump(exclude_none=True)
         if "origin" in given:
@@ -107,6 +122,57 @@ def route(r: orchestrator_pb2.RouteEvent) -> schemas.RouteInfo:
         pages_failed=r.pages_failed,
         pages_timed_out=r.pages_timed_out,
         documents_queued=r.documents_queued,
+        standalone_question=r.standalone_question,
+        task=task_name(r.task),  # type: ignore[arg-type]
+        task_decided_by=r.task_decided_by,
+    )
+
+
+def task_name(task: int) -> str:
+    return _TASK_NAMES.get(task, "unspecified")
+
+
+def stage(s: orchestrator_pb2.StageEvent) -> schemas.StageInfo:
+    return schemas.StageInfo(
+        stage=s.stage, round=s.round, ms=s.ms, detail=s.detail, sub_questions=list(s.sub_questions), passed=s.passed
+    )
+
+
+def calculation(c: orchestrator_pb2.Calculation) -> schemas.CalculationInfo:
+    return schemas.CalculationInfo(
+        figures=[
+            schemas.FigureInfo(label=f.label, value=f.value, unit=f.unit, text=f.text, passage=f.passage)
+            for f in c.figures
+        ],
+        formula=c.formula,
+        result=c.result,
+        unit=c.unit,
+        result_text=c.result_text,
+    )
+
+
+def structured(a: orchestrator_pb2.StructuredAnswer) -> schemas.StructuredInfo:
+    return schemas.StructuredInfo(
+        json_text=a.json,
+        valid=a.valid,
+        missing_keys=list(a.missing_keys),
+        errors=list(a.errors),
+        repaired=a.repaired,
+        keys=list(a.keys),
+    )
+
+
+def chart(c: orchestrator_pb2.ChartSpec) -> schemas.ChartInfo:
+    return schemas.ChartInfo(
+        type=c.type,
+        title=c.title,
+        categories=list(c.categories),
+        series=[
+            schemas.ChartSeriesInfo(name=s.name, values=list(s.values), passages=list(s.passages)) for s in c.series
+        ],
+        x_label=c.x_label,
+        y_label=c.y_label,
+        unit=c.unit,
     )
 
 
@@ -146,6 +212,11 @@ def done(d: orchestrator_pb2.AnswerDone) -> schemas.DoneInfo:
         unsupported_numbers=list(d.unsupported_numbers),
         answer_cites_passages=d.answer_cites_passages,
         replacement_answer=d.replacement_answer,
+        task=task_name(d.task),  # type: ignore[arg-type]
+        # Each is set for its task only; unset ones are null, not empty objects.
+        calculation=calculation(d.calculation) if d.HasField("calculation") else None,
+        structured=structured(d.structured) if d.HasField("structured") else None,
+        chart=chart(d.chart) if d.HasField("chart") else None,
     )
 
 
@@ -156,12 +227,15 @@ def ask_event(event: orchestrator_pb2.AskEvent) -> tuple[str, dict[str, Any]]:
         return kind, route(event.route).model_dump()
     if kind == "prompt":
         return kind, prompt(event.prompt).model_dump()
+    if kind == "stage":
+        return kind, stage(event.stage).model_dump()
     if kind == "token":
-        return kind, {"text": event.token}
+        return kind, schemas.TokenEvent(text=event.token).model_dump()
     if kind == "citations":
-        return kind, {"citations": [citation(c).model_dump() for c in event.citations.citations]}
+        return kind, schemas.CitationsEvent(citations=[citation(c) for c in event.citations.citations]).model_dump()
     if kind == "further_reading":
-        return kind, {"passages": [citation(c).model_dump() for c in event.further_reading.passages]}
+        passages = [citation(c) for c in event.further_reading.passages]
+        return kind, schemas.FurtherReadingEvent(passages=passages).model_dump()
     if kind == "done":
         return kind, done(event.done).model_dump()
     # A newer orchestrator may add events (additive API): pass the name on, clients ignore what they don't know.

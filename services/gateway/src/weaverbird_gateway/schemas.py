@@ -34,8 +34,18 @@ class Filters(_Strict):
     document_id: str | None = None
 
 
+TaskName = Literal["lookup", "calculation", "extraction", "analysis"]
+
+
+class Turn(_Strict):
+    """An earlier turn of the conversation, held by the client."""
+
+    role: Literal["user", "assistant"]
+    text: str = Field(min_length=1, description="The question asked, or the answer shown.")
+
+
 class AskBody(_Strict):
-    """A question with the paper's three knobs: K, J and c."""
+    """A question with the paper's three knobs (K, J and c), the conversation so far, and the task wanted."""
 
     question: str = Field(description="1..2000 characters, English or Chinese.")
     top_k: Int32 | None = Field(None, description="K: passages retrieved per source; unset = deployment default.")
@@ -47,6 +57,19 @@ class AskBody(_Strict):
     conversation_id: str = Field("", description="Echoed back in the done event.")
     temperature: float = Field(0.0, description="0 = generator default.")
     max_tokens: Int32 = Field(0, description="0 = generator default.")
+    history: list[Turn] = Field(
+        default_factory=list,
+        description="Earlier turns, oldest first (at most the orchestrator's max_history_turns, 20 by default). "
+        "A follow-up is rewritten into a standalone question before retrieval (route.standalone_question).",
+    )
+    task: TaskName | None = Field(None, description="The kind of answer wanted; unset = decided from the question.")
+    json_keys: list[str] = Field(
+        default_factory=list,
+        description="Keys of an extraction's JSON answer; empty = read from the question.",
+    )
+    max_rounds: Int32 | None = Field(
+        None, description="Plan-execute-express-review rounds of an analysis (0 = one pass); unset = default."
+    )
 
 
 class DocumentMeta(_Strict):
@@ -160,6 +183,11 @@ class RouteInfo(BaseModel):
     pages_failed: int
     pages_timed_out: int
     documents_queued: int
+    standalone_question: str = Field(
+        description="The question as searched: the one asked, or its standalone rewrite when history was given."
+    )
+    task: TaskName | Literal["unspecified"]
+    task_decided_by: str = Field(description='"request", "rules" or "llm"; empty when no task was decided.')
 
 
 class Citation(BaseModel):
@@ -185,6 +213,86 @@ class PromptInfo(BaseModel):
     passages_used: list[int]
 
 
+class TokenEvent(BaseModel):
+    """A piece of the answer text, in order."""
+
+    text: str
+
+
+class CitationsEvent(BaseModel):
+    """The passages given to the model, numbered as the answer cites them."""
+
+    citations: list[Citation]
+
+
+class FurtherReadingEvent(BaseModel):
+    """The retrieved passages not given to the model."""
+
+    passages: list[Citation]
+
+
+class StageInfo(BaseModel):
+    """A finished stage of an analysis' plan-execute-express-review loop or of a task's steps."""
+
+    stage: str = Field(description='"plan", "execute", "express", "review", "extract", "compute", "repair", ...')
+    round: int = Field(description="1-based round of the loop.")
+    ms: float
+    detail: str
+    sub_questions: list[str] = Field(description='"plan": the sub-questions; "execute": the one retrieved for.')
+    passed: bool = Field(description='"review": whether every criterion passed.')
+
+
+class FigureInfo(BaseModel):
+    """A figure read from passage [passage] for a calculation."""
+
+    label: str
+    value: float
+    unit: str
+    text: str = Field(description="As written in the passage.")
+    passage: int
+
+
+class CalculationInfo(BaseModel):
+    """A calculation done in code from cited figures (task "calculation")."""
+
+    figures: list[FigureInfo]
+    formula: str
+    result: float
+    unit: str
+    result_text: str
+
+
+class StructuredInfo(BaseModel):
+    """An extraction's JSON (task "extraction"); `valid` only when it parses and has every requested key."""
+
+    json_text: str = Field(alias="json", description="The JSON document; empty when none could be produced.")
+    valid: bool
+    missing_keys: list[str]
+    errors: list[str]
+    repaired: bool
+    keys: list[str]
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
+class ChartSeriesInfo(BaseModel):
+    name: str
+    values: list[float] = Field(description="One value per category.")
+    passages: list[int] = Field(description="Citation numbers of the passages the values come from.")
+
+
+class ChartInfo(BaseModel):
+    """Chart parameters (task "analysis"): the page draws them as SVG."""
+
+    type: str = Field(description='"bar", "line" or "pie".')
+    title: str
+    categories: list[str]
+    series: list[ChartSeriesInfo]
+    x_label: str
+    y_label: str
+    unit: str
+
+
 class DoneInfo(BaseModel):
     """Last event. When `replacement_answer` is set the answer was withheld (a figure is in no cited
     passage): show it instead of the text streamed so far."""
@@ -200,6 +308,10 @@ class DoneInfo(BaseModel):
     unsupported_numbers: list[str]
     answer_cites_passages: bool
     replacement_answer: str
+    task: TaskName | Literal["unspecified"]
+    calculation: CalculationInfo | None = Field(description='Set for task "calculation".')
+    structured: StructuredInfo | None = Field(description='Set for task "extraction".')
+    chart: ChartInfo | None = Field(description='Set for task "analysis" when a chart was built.')
 
 
 class RetrieveResult(BaseModel):

@@ -1,5 +1,7 @@
-// WeaverBird web page: chat over POST api/ask (Server-Sent Events), saving pages and uploading files, and
-// browsing and pruning the knowledge base (GET / DELETE api/documents).
+// WeaverBird web page: a conversation over POST api/ask (Server-Sent Events; the page holds the history and
+// sends it with each question), saving pages and uploading files, and browsing and pruning the knowledge
+// base (GET / DELETE api/documents). A task's answer shows its stages, calculation, JSON and chart
+// (drawn by chart.js).
 // Plain browser JavaScript, no build step and no dependencies. Text from the server is always inserted
 // as text (textContent), never as HTML.
 "use strict";
@@ -38,6 +40,22 @@ const TEXT = {
     refused: "No relevant evidence was found; the model was not asked.",
     best: "best", first: "first token", total: "total", tokens: "tokens",
     routeLocal: "local", routeWeb: "web", failed: "Failed",
+    newConversation: "New conversation",
+    historyCount: (n) => n ? `Follow-up questions continue this conversation (${n} earlier ${n === 1 ? "question" : "questions"}).` : "",
+    conversationCleared: "New conversation started.",
+    taskLabel: "Task", taskAuto: "decided from the question",
+    task_lookup: "lookup", task_calculation: "calculation", task_extraction: "JSON extraction", task_analysis: "analysis with chart",
+    jsonKeysLabel: "JSON keys", jsonKeysPlaceholder: "name, share %", jsonKeysHint: "Comma-separated keys for a JSON extraction.",
+    roundsLabel: "Analysis rounds",
+    taskIs: (task, by) => `task: ${task}` + (by ? ` (by ${by})` : ""),
+    searchedAs: (q) => `searched as: “${q}”`,
+    stages: "Stages", round: "round", passed: "passed", notPassed: "failed",
+    stageDone: (stage) => `${stage} done…`,
+    calculation: "Calculation", formula: "Formula", result: "Result", shownAs: (text) => `shown as “${text}”`,
+    written: (text) => `written “${text}”`,
+    json: "JSON", valid: "valid", repaired: "repaired", invalid: (why) => `invalid: ${why}`,
+    missingKeys: (keys) => `missing keys ${keys}`, noJson: "(no JSON was produced)",
+    chartData: "Data", chartSources: "Sources", cannotDraw: (why) => `The chart cannot be drawn: ${why}.`,
   },
   zh: {
     skip: "跳到提问",
@@ -72,6 +90,22 @@ const TEXT = {
     refused: "未找到相关证据，未调用模型。",
     best: "最高分", first: "首词元", total: "总计", tokens: "词元",
     routeLocal: "本地", routeWeb: "网络", failed: "失败",
+    newConversation: "新对话",
+    historyCount: (n) => n ? `追问将延续本次对话（此前 ${n} 个问题）。` : "",
+    conversationCleared: "已开始新对话。",
+    taskLabel: "任务", taskAuto: "根据问题判断",
+    task_lookup: "查询", task_calculation: "计算", task_extraction: "JSON 抽取", task_analysis: "分析并作图",
+    jsonKeysLabel: "JSON 键", jsonKeysPlaceholder: "名称, 占比 %", jsonKeysHint: "JSON 抽取所需的键，用逗号分隔。",
+    roundsLabel: "分析轮数",
+    taskIs: (task, by) => `任务：${task}` + (by ? `（由 ${by} 判断）` : ""),
+    searchedAs: (q) => `检索问题：“${q}”`,
+    stages: "步骤", round: "第几轮", passed: "通过", notPassed: "未通过",
+    stageDone: (stage) => `${stage} 完成…`,
+    calculation: "计算", formula: "公式", result: "结果", shownAs: (text) => `答案中写作“${text}”`,
+    written: (text) => `原文“${text}”`,
+    json: "JSON", valid: "有效", repaired: "已修复", invalid: (why) => `无效：${why}`,
+    missingKeys: (keys) => `缺少键 ${keys}`, noJson: "（未生成 JSON）",
+    chartData: "数据", chartSources: "来源", cannotDraw: (why) => `无法绘制图表：${why}。`,
   },
 };
 
@@ -83,17 +117,39 @@ const t = (key, ...args) => {
 const $ = (selector, root = document) => root.querySelector(selector);
 let turnCount = 0;
 
+// The conversation, held by the page (any orchestrator replica can answer): {role, text} turns, oldest
+// first. `generation` changes with "New conversation", so an answer still arriving from before it is not
+// added to the new one.
+const MAX_HISTORY_TURNS = 20; // the orchestrator's default max_history_turns
+const conversation = { turns: [], generation: 0 };
+
+function historyToSend() {
+  const recent = conversation.turns.slice(-MAX_HISTORY_TURNS);
+  while (recent.length && recent[0].role !== "user") recent.shift();
+  return recent;
+}
+
+function showHistoryStatus() {
+  $("#history-status").textContent = t("historyCount", conversation.turns.filter((turn) => turn.role === "user").length);
+}
+
+function translate(root) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+}
+
 // ---------------------------------------------------------------- interface language and tabs
 
 function applyLanguage(next) {
   lang = next;
   document.documentElement.lang = next === "zh" ? "zh-CN" : "en";
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  translate(document);
   for (const el of document.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
   for (const button of document.querySelectorAll(".lang button")) {
     button.setAttribute("aria-pressed", String(button.dataset.lang === next));
   }
   if (kb.loaded) renderDocuments();
+  showHistoryStatus();
 }
 
 function selectTab(tab, focus) {
@@ -177,24 +233,104 @@ function ms(value) {
   return value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
 }
 
+// "[n]" as a link to source n of this turn.
+function citeLink(number, turnId) {
+  const link = document.createElement("a");
+  link.className = "cite";
+  link.href = `#${turnId}-src-${number}`;
+  link.textContent = `[${number}]`;
+  link.setAttribute("aria-label", `source ${number}`);
+  return link;
+}
+
 // The answer text with each [n] turned into a link to source n of this turn.
 function renderAnswer(container, text, turnId) {
   container.replaceChildren();
   let last = 0;
   for (const match of text.matchAll(/\[(\d{1,2})\]/g)) {
-    container.append(text.slice(last, match.index));
-    const link = document.createElement("a");
-    link.className = "cite";
-    link.href = `#${turnId}-src-${match[1]}`;
-    link.textContent = match[0];
-    link.setAttribute("aria-label", `source ${match[1]}`);
-    container.append(link);
+    container.append(text.slice(last, match.index), citeLink(match[1], turnId));
     last = match.index + match[0].length;
   }
   container.append(text.slice(last));
 }
 
-function renderRoute(badge, route) {
+function formatNumber(value) {
+  return new Intl.NumberFormat(lang === "zh" ? "zh-CN" : "en", { maximumFractionDigits: 6 }).format(value);
+}
+
+// One finished stage of a task: "review · round 1 · 812 ms · failed · <detail>", and a plan's sub-questions.
+function stageItem(stage) {
+  const item = document.createElement("li");
+  item.className = "stage";
+  item.dataset.stage = stage.stage;
+  item.dataset.round = stage.round;
+  const parts = [stage.stage, `${t("round")} ${stage.round}`, ms(stage.ms)];
+  if (stage.stage === "review") {
+    item.dataset.passed = String(stage.passed);
+    parts.push(stage.passed ? `✓ ${t("passed")}` : `✗ ${t("notPassed")}`);
+  }
+  if (stage.detail) parts.push(stage.detail);
+  item.textContent = parts.join(" · ");
+  if (stage.sub_questions.length) {
+    const list = document.createElement("ul");
+    for (const question of stage.sub_questions) {
+      const sub = document.createElement("li");
+      sub.textContent = question;
+      list.append(sub);
+    }
+    item.append(list);
+  }
+  return item;
+}
+
+// The figures (each linked to the passage it was read from), the formula, and the result code computed.
+function renderCalculation(section, calc, turnId) {
+  $(".figures", section).replaceChildren(...calc.figures.map((figure) => {
+    const item = document.createElement("li");
+    const written = figure.text ? ` (${t("written", figure.text)})` : "";
+    item.append(citeLink(figure.passage, turnId), ` ${figure.label}: ${Charts.withUnit(formatNumber(figure.value), figure.unit)}${written}`);
+    return item;
+  }));
+  const formula = $(".formula", section);
+  formula.replaceChildren();
+  if (calc.formula) {
+    const code = document.createElement("code");
+    code.textContent = calc.formula;
+    formula.append(`${t("formula")}: `, code);
+  }
+  const computed = Charts.withUnit(formatNumber(calc.result), calc.unit);
+  const shown = calc.result_text && calc.result_text !== computed ? ` (${t("shownAs", calc.result_text)})` : "";
+  $(".result", section).textContent = calc.formula || calc.figures.length ? `${t("result")}: ${computed}${shown}` : "";
+  section.hidden = false;
+}
+
+// An extraction's JSON, pretty when it parses, marked valid or invalid (never shown as valid when it is not).
+function renderStructured(section, structured) {
+  const status = $(".json-status", section);
+  status.dataset.valid = String(structured.valid);
+  if (structured.valid) status.textContent = structured.repaired ? `${t("valid")} (${t("repaired")})` : t("valid");
+  else {
+    const why = [...structured.errors];
+    if (structured.missing_keys.length) why.push(t("missingKeys", structured.missing_keys.join(", ")));
+    status.textContent = t("invalid", why.join("; ") || "?");
+  }
+  let text = structured.json;
+  try {
+    text = text ? JSON.stringify(JSON.parse(text), null, 2) : t("noJson");
+  } catch {
+    // not JSON: shown as it came, under "invalid"
+  }
+  $("code", section).textContent = text;
+  section.hidden = false;
+}
+
+function renderChart(box, spec) {
+  const texts = { data: t("chartData"), sources: t("chartSources"), cannotDraw: (why) => t("cannotDraw", why) };
+  box.hidden = false; // laid out first, so the drawing can take the width it has
+  box.replaceChildren(Charts.draw(spec, box.clientWidth || 640, lang === "zh" ? "zh-CN" : "en", texts));
+}
+
+function renderRoute(badge, route, asked) {
   const local = route.route === "local";
   const relation = route.best_local_score >= route.threshold ? "≥" : "<";
   const timings = route.timings;
@@ -215,6 +351,20 @@ function renderRoute(badge, route) {
   detail.textContent = [...stages, route.web_status !== "not_needed" ? `web: ${route.web_status}` : ""]
     .filter(Boolean).join(" · ");
   badge.append(label, score, detail);
+  if (route.task && route.task !== "unspecified") {
+    const task = document.createElement("span");
+    task.className = "route-task";
+    task.dataset.task = route.task;
+    task.textContent = t("taskIs", t(`task_${route.task}`), route.task_decided_by);
+    badge.append(task);
+  }
+  const standalone = (route.standalone_question || "").trim();
+  if (standalone && standalone !== asked.trim()) {
+    const searched = document.createElement("span");
+    searched.className = "route-standalone";
+    searched.textContent = t("searchedAs", standalone);
+    badge.append(searched);
+  }
   if (route.note) {
     const note = document.createElement("span");
     note.className = "route-note";
@@ -296,7 +446,7 @@ async function ask(question) {
   const turnId = `turn-${++turnCount}`;
   const turn = $("#answer-template").content.firstElementChild.cloneNode(true);
   turn.id = turnId;
-  for (const el of turn.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  translate(turn);
   $(".asked", turn).textContent = question;
   const answer = $(".answer", turn);
   answer.lang = /[\u3400-\u9fff]/.test(question) ? "zh-CN" : "en";
@@ -306,13 +456,21 @@ async function ask(question) {
   turn.scrollIntoView({ block: "end" });
 
   let text = "";
+  let shown = ""; // what the reader was given as the answer: it goes into the history
+  let failed = false;
+  const generation = conversation.generation;
   const body = {
     question,
     top_k: numberOrNull($("#top-k")),
     top_j: numberOrNull($("#top-j")),
     threshold: numberOrNull($("#threshold")),
+    history: historyToSend(),
+    task: $("#task").value || null,
+    json_keys: $("#json-keys").value.split(/[,，]/).map((key) => key.trim()).filter(Boolean),
+    max_rounds: numberOrNull($("#max-rounds")),
   };
   const showError = (message) => {
+    failed = true;
     const error = $(".error", turn);
     error.textContent = message;
     error.hidden = false;
@@ -325,8 +483,14 @@ async function ask(question) {
     });
     if (!response.ok) throw new Error(await errorMessage(response));
     await readEvents(response, (name, data) => {
-      if (name === "route") renderRoute($(".route-badge", turn), data);
+      if (name === "route") renderRoute($(".route-badge", turn), data, question);
       else if (name === "prompt") progress.textContent = t("reading", data.prompt_tokens);
+      else if (name === "stage") {
+        const stages = $(".stages", turn);
+        stages.append(stageItem(data));
+        stages.hidden = false;
+        progress.textContent = t("stageDone", data.stage);
+      }
       else if (name === "token") {
         progress.textContent = t("writing");
         text += data.text;
@@ -338,7 +502,9 @@ async function ask(question) {
         $(".further-list", turn).replaceChildren(...data.passages.map((c) => passageItem(c, turnId)));
         $(".further", turn).hidden = false;
       } else if (name === "done") {
+        shown = text;
         if (data.replacement_answer) {
+          shown = data.replacement_answer;
           // The streamed text is not to be shown: its figures are in no cited passage.
           renderAnswer(answer, data.replacement_answer, turnId);
           const withheld = $(".withheld", turn);
@@ -347,6 +513,9 @@ async function ask(question) {
         } else if (!text && data.answer_check === "refused") {
           renderAnswer(answer, t("refused"), turnId);
         }
+        if (data.calculation) renderCalculation($(".calculation", turn), data.calculation, turnId);
+        if (data.structured) renderStructured($(".structured", turn), data.structured);
+        if (data.chart) renderChart($(".chart-box", turn), data.chart);
         $(".done-line", turn).textContent = doneLine(data);
         const stages = $(".route-timings", turn);
         if (stages && data.timings.first_token_ms > 0) {
@@ -361,6 +530,19 @@ async function ask(question) {
     progress.textContent = "";
     turn.dataset.finished = "true";
   }
+  if (turn.dataset.done === "true" && !failed && generation === conversation.generation) {
+    conversation.turns.push({ role: "user", text: question });
+    if (shown.trim()) conversation.turns.push({ role: "assistant", text: shown.trim() });
+    showHistoryStatus();
+  }
+}
+
+function newConversation() {
+  conversation.turns = [];
+  conversation.generation += 1;
+  $("#conversation").replaceChildren();
+  $("#history-status").textContent = t("conversationCleared");
+  $("#question").focus();
 }
 
 function setUpChat() {
@@ -380,6 +562,7 @@ function setUpChat() {
       question.focus();
     }
   });
+  $("#new-conversation").addEventListener("click", newConversation);
   question.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault(); // an IME composing Chinese uses Enter to confirm, so only plain Enter sends

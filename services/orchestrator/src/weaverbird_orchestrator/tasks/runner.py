@@ -220,6 +220,9 @@ class TaskRunner:
             generator=generator,
             max_rounds=params.max_rounds,
             budget=budget,
+            retrieved=retrieval,
+            max_sub_questions=self._s.peer_max_sub_questions,
+            max_tokens=params.max_tokens,
         ):
             if isinstance(item, PeerOutcome):
                 outcome = item

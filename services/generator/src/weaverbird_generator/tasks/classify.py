@@ -1,26 +1,27 @@
-"""Task classification by the model (compared with the rules in the orchestrator's task router; first version)."""
+"""Task classification by the model, compared with the orchestrator's rules (tasks/router.py) in
+README's "Questions beyond one lookup". One word out; the orchestrator parses it."""
 
 from __future__ import annotations
 
 from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import TaskRequest, example_turns, information_block
+from weaverbird_generator.tasks.common import TaskRequest, example_turns
 
 FOCUS = False
 MAX_TOKENS = 4
 
-_SYSTEM = {
-    "en": "Classify the financial question. Answer with one word: lookup, calculation, extraction or analysis.",
-    "zh": "对金融问题分类。只回答一个词：lookup、calculation、extraction 或 analysis。",
-}
+_SYSTEM = (
+    "Classify the user's financial question. Reply with exactly one word:\n"
+    "lookup - one fact or figure stated in a document\n"
+    "calculation - a comparison, change, growth rate, ratio, average or other arithmetic over figures\n"
+    "extraction - the answer is wanted as JSON or key-value data\n"
+    "analysis - an analysis, trend or report, or a chart / plot"
+)
+_SYSTEM_BY_LANGUAGE = {"en": _SYSTEM, "zh": _SYSTEM + "\nThe question may be in Chinese; still reply in English."}
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    info = information_block(request.passages, request.language)
-    user = f"{info}\n\n{neutralise(request.question).strip()}"
-    if request.instruction:
-        user += f"\n\n{neutralise(request.instruction).strip()}"
     return [
-        {"role": "system", "content": _SYSTEM[request.language]},
+        {"role": "system", "content": _SYSTEM_BY_LANGUAGE[request.language]},
         *example_turns(request.examples),
-        {"role": "user", "content": user},
+        {"role": "user", "content": neutralise(request.question).strip()},
     ]

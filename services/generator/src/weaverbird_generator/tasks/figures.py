@@ -1,4 +1,7 @@
-"""The figures step of a calculation: the model copies the cited figures and a formula; code computes (first version)."""
+"""The figures step of a calculation: the model copies each figure the question needs, with the passage
+it is in, and writes the formula over their letters; the orchestrator checks and computes
+(weaverbird_orchestrator/tasks/calculation.py parses exactly this format). The model never writes the
+result: a 1.5B model copies figures well and does arithmetic badly. Placeholders only, never a figure."""
 
 from __future__ import annotations
 
@@ -6,19 +9,31 @@ from weaverbird_generator.prompt import neutralise
 from weaverbird_generator.tasks.common import TaskRequest, example_turns, information_block
 
 FOCUS = True
-MAX_TOKENS = 200
+MAX_TOKENS = 160
 
 _SYSTEM = {
-    "en": 'Extract the figures the question needs from the numbered passages in <information>. Write one JSON object per line: {"label": ..., "text": figure as written, "passage": number}, then a last line: {"formula": expression over the labels}. Use only figures written in the passages.',
-    "zh": '从 <information> 中带编号的资料里提取问题所需的数字。每行写一个 JSON 对象：{"label": ..., "text": 原文中的数字, "passage": 编号}，最后一行写 {"formula": 用标签写的算式}。只使用资料中写出的数字。',
+    "en": (
+        "You prepare a calculation from the numbered passages in <information>. Do not compute anything.\n"
+        "For each figure the question needs, write one line:\n"
+        "A: <what it is> = <the figure exactly as written in the passage> [<passage number>]\n"
+        "Use the letters A, B, C in order. Then write one last line:\n"
+        "Formula: <the calculation with the letters, e.g. (A - B) / B * 100 for a change in percent>\n"
+        "Write nothing else. If a figure is not in the passages, write only: Missing: <what>"
+    ),
+    "zh": (
+        "你根据 <information> 中带编号的资料准备计算，不要自己计算结果。\n"
+        "问题需要的每个数字写一行：\n"
+        "A: <指标名称> = <资料中原样写出的数字及单位> [<资料编号>]\n"
+        "依次使用字母 A、B、C。最后写一行：\n"
+        "Formula: <用字母写的算式，例如变化百分比写 (A - B) / B * 100>\n"
+        "不要写其他内容。如果资料中没有所需数字，只写：Missing: <缺少什么>"
+    ),
 }
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
     info = information_block(request.passages, request.language)
     user = f"{info}\n\n{neutralise(request.question).strip()}"
-    if request.instruction:
-        user += f"\n\n{neutralise(request.instruction).strip()}"
     return [
         {"role": "system", "content": _SYSTEM[request.language]},
         *example_turns(request.examples),

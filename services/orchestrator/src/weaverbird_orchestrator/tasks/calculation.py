@@ -1,0 +1,200 @@
+"""Comparisons and calculations: the model copies the figures (each with its passage) and writes a
+formula over their letters; code checks every figure is in the passage it names, brings them to one
+scale, evaluates the formula and writes the answer with the figures, the formula and the citations.
+
+The model's output format (tasks/figures.py in the generator):
+    A: revenue 2024 = USD 1,284.6 million [1]
+    B: revenue 2023 = USD 1,102.9 million [1]
+    Formula: (A - B) / B * 100
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from weaverbird_orchestrator.domain import Example, Passage
+from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
+from weaverbird_orchestrator.tasks.formula import FormulaError, evaluate, is_percent_scaled, is_ratio, letters
+from weaverbird_orchestrator.tasks.llm import Generator, complete
+
+_FIGURE_LINE = re.compile(
+    r"^\s*[-*]?\s*\**(?P<letter>[A-Z])\**\s*[:：.)]\s*(?P<label>.*?)\s*[=＝:：]\s*(?P<text>.+?)\s*"
+    r"[\[【]\s*(?P<passage>\d+)\s*[\]】]\s*\.?\s*$"
+)
+_FORMULA_LINE = re.compile(r"^\s*\**(?:formula|公式|算式|计算)\**\s*[:：=]\s*(?P<formula>.+?)\s*$", re.IGNORECASE)
+_CURRENCY = re.compile(r"(US\$|HK\$|\$|¥|￥|€|£|USD|HKD|RMB|CNY|EUR|GBP|JPY|元|美元|港元)")
+_SCALE_NAMES = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion", 1e4: "万", 1e8: "亿"}
+
+
+@dataclass(frozen=True)
+class CalcFigure:
+    letter: str
+    label: str
+    text: str  # as the model copied it from the passage
+    passage: int
+    value: float  # in units of `scale`
+    scale: float
+    percent: bool
+
+    @property
+    def unit(self) -> str:
+        if self.percent:
+            return "%"
+        currency = _CURRENCY.search(self.text)
+        scale = _SCALE_NAMES.get(self.scale, "")
+        return " ".join(x for x in (currency.group(1) if currency else "", scale) if x)
+
+
+@dataclass(frozen=True)
+class CalculationOutcome:
+    figures: tuple[CalcFigure, ...] = ()
+    formula: str = ""
+    result: float | None = None
+    unit: str = ""
+    result_text: str = ""
+    answer: str = ""
+    error: str = ""  # non-empty: no verified calculation (the reason)
+    raw: str = ""  # the model's output as written
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def parse_output(text: str) -> tuple[list[tuple[str, str, str, int]], str]:
+    """(letter, label, figure text, passage) per figure line, and the formula ("" when none)."""
+    figures: list[tuple[str, str, str, int]] = []
+    formula = ""
+    for line in text.splitlines():
+        if m := _FORMULA_LINE.match(line):
+            formula = m.group("formula").strip("` ")
+        elif m := _FIGURE_LINE.match(line):
+            if m.group("letter") not in {f[0] for f in figures}:
+                figures.append((m.group("letter"), m.group("label"), m.group("text"), int(m.group("passage"))))
+    return figures, formula
+
+
+def _figure(letter: str, label: str, text: str, passage: int, passages: Sequence[str]) -> CalcFigure | str:
+    """The figure read and checked against its passage, or why it cannot be used."""
+    found = answer_figures(text)
+    if len(found) != 1:
+        return f"{letter} ({text!r}) is not one figure"
+    if not 1 <= passage <= len(passages):
+        return f"{letter} cites passage [{passage}], which was not given"
+    if check_answer(f"{text} [1]", [passages[passage - 1]]).result != "supported":
+        # The right figure with its neighbour's number (a small model's usual slip): cite the passage
+        # that holds it, as the lookup path re-points citations; a figure in no passage is refused.
+        holders = [i for i, p in enumerate(passages, start=1) if check_answer(f"{text} [1]", [p]).result == "supported"]
+        if not holders:
+            return f"{letter} = {text} is in no passage"
+        passage = holders[0]
+    f = found[0]
+    return CalcFigure(letter, label, text, passage, f.raw, f.scale, f.percent)
+
+
+def to_one_scale(figures: Sequence[CalcFigure]) -> tuple[dict[str, float], float, list[str]]:
+    """Values per letter on one scale, that scale, and notes. Bare figures (a table "in millions") take
+    the scale written on their siblings; figures in different scales are converted to the first one's."""
+    scaled = [f.scale for f in figures if f.scale != 1.0 and not f.percent]
+    target = scaled[0] if scaled else 1.0
+    values, notes = {}, []
+    for f in figures:
+        scale = f.scale if f.scale != 1.0 or f.percent else target
+        values[f.letter] = f.value * scale / target if not f.percent else f.value
+        if scale != target:
+            notes.append(f"{f.letter} converted to {_SCALE_NAMES.get(target, 'units')}")
+    return values, target, notes
+
+
+def check_units(figures: Sequence[CalcFigure], formula: str) -> str:
+    """Why the figures cannot be combined by this formula ("" when they can): a percentage added to or
+    subtracted from an amount, or amounts in different currencies."""
+    used = [f for f in figures if f.letter in letters(formula)]
+    percents = {f.percent for f in used}
+    if len(percents) > 1 and not is_ratio(formula):
+        return "the formula adds or subtracts a percentage and an amount"
+    currencies = {c.group(1).upper() for f in used if not f.percent and (c := _CURRENCY.search(f.text))}
+    currencies = {
+        {"$": "USD", "US$": "USD", "美元": "USD", "元": "RMB", "CNY": "RMB", "￥": "RMB"}.get(c, c) for c in currencies
+    }
+    if len(currencies) > 1:
+        return f"the figures are in different currencies ({', '.join(sorted(currencies))})"
+    return ""
+
+
+def _format(value: float) -> str:
+    text = f"{value:,.2f}".rstrip("0").rstrip(".")
+    return "0" if text in {"-0", ""} else text
+
+
+def result_unit(figures: Sequence[CalcFigure], formula: str, scale: float) -> str:
+    used = [f for f in figures if f.letter in letters(formula)] or list(figures)
+    if is_percent_scaled(formula):
+        return "%"
+    if is_ratio(formula):
+        return ""
+    if all(f.percent for f in used):
+        return "percentage points"
+    amount = next((f for f in used if not f.percent), used[0])
+    currency = _CURRENCY.search(amount.text)
+    return " ".join(x for x in (currency.group(1) if currency else "", _SCALE_NAMES.get(scale, "")) if x)
+
+
+def render(figures: Sequence[CalcFigure], formula: str, result_text: str, language: str) -> str:
+    """The answer: each figure with its citation, the formula, the result computed in code."""
+    if language == "zh":
+        lines = [f"{f.letter}（{f.label}）= {f.text} [{f.passage}]" for f in figures]
+        return "数据：\n" + "\n".join(lines) + f"\n计算：{formula} = {result_text}"
+    lines = [f"{f.letter} ({f.label}) = {f.text} [{f.passage}]" for f in figures]
+    return "Figures:\n" + "\n".join(lines) + f"\nCalculation: {formula} = {result_text}"
+
+
+def compute(output: str, passages: Sequence[str], language: str) -> CalculationOutcome:
+    """The calculation from the model's output, verified; `error` says why when there is none."""
+    parsed, formula = parse_output(output)
+    if not parsed:
+        return CalculationOutcome(error="the model listed no figures", raw=output)
+    if not formula:
+        return CalculationOutcome(error="the model wrote no formula", raw=output)
+    figures: list[CalcFigure] = []
+    for letter, label, text, passage in parsed:
+        checked = _figure(letter, label, text, passage, passages)
+        if isinstance(checked, str):
+            return CalculationOutcome(error=checked, raw=output, formula=formula)
+        figures.append(checked)
+    used = letters(formula)
+    missing = sorted(used - {f.letter for f in figures})
+    if missing:
+        return CalculationOutcome(error=f"the formula uses {', '.join(missing)}, not given", raw=output)
+    if problem := check_units(figures, formula):
+        return CalculationOutcome(figures=tuple(figures), formula=formula, error=problem, raw=output)
+    values, scale, notes = to_one_scale(figures)
+    try:
+        result = evaluate(formula, values)
+    except FormulaError as exc:
+        return CalculationOutcome(figures=tuple(figures), formula=formula, error=str(exc), raw=output)
+    unit = result_unit(figures, formula, scale)
+    result_text = f"{_format(result)}{unit}" if unit == "%" else " ".join(x for x in (_format(result), unit) if x)
+    shown = tuple(f for f in figures if f.letter in used)
+    return CalculationOutcome(
+        figures=shown,
+        formula=formula,
+        result=result,
+        unit=unit,
+        result_text=result_text,
+        answer=render(shown, formula, result_text, language),
+        raw=output,
+        notes=tuple(notes),
+    )
+
+
+async def calculate(
+    generator: Generator,
+    question: str,
+    passages: list[Passage],
+    language: str,
+    examples: Sequence[Example] = (),
+) -> CalculationOutcome:
+    """One model call for the figures and formula, then compute(); never raises on bad model output."""
+    completion = await complete(generator, "figures", question, passages, language, examples=examples)
+    texts = [f"{p.title}\n{p.heading}\n{p.text}" for p in passages]
+    return compute(completion.text, texts, language)

@@ -1,0 +1,89 @@
+"""The calculation step's logic: parsing the model's figures, checking them against their passages,
+scales and units, and the formula evaluated in code."""
+
+from __future__ import annotations
+
+import pytest
+from weaverbird_orchestrator.tasks.calculation import compute, parse_output
+from weaverbird_orchestrator.tasks.formula import FormulaError, evaluate, is_percent_scaled, letters
+
+PASSAGES = [
+    "Revenue: USD 1,284.6 million, up 16.5% from USD 1,102.9 million in fiscal 2023. Gross margin 41.2%.",
+    "| Segment | FY2024 revenue (USD million) |\n| Industrial Automation | 742.1 |\n| Warehouse Systems | 389.5 |",
+    "Cash from operations was USD 1.27 billion.",
+]
+
+
+def test_growth_is_computed_in_code_from_the_cited_figures() -> None:
+    out = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: (A - B) / B * 100"
+    r = compute(out, PASSAGES, "en")
+    assert not r.error
+    assert r.result == pytest.approx((1284.6 - 1102.9) / 1102.9 * 100)
+    assert r.result_text == "16.47%"
+    assert "A (revenue 2024) = USD 1,284.6 million [1]" in r.answer
+    assert "(A - B) / B * 100 = 16.47%" in r.answer
+
+
+def test_a_difference_keeps_the_currency_and_scale() -> None:
+    out = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: A - B"
+    r = compute(out, PASSAGES, "en")
+    assert r.result == pytest.approx(181.7) and r.unit == "USD million"
+
+
+def test_a_figure_in_no_passage_is_refused() -> None:
+    out = "A: revenue 2024 = USD 1,300.0 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: A - B"
+    r = compute(out, PASSAGES, "en")
+    assert r.error == "A = USD 1,300.0 million is in no passage" and not r.answer
+
+
+def test_a_figure_cited_to_its_neighbour_is_pointed_at_the_passage_holding_it() -> None:
+    out = "A: industrial = 742.1 [1]\nB: warehouse = 389.5 [2]\nFormula: A - B"
+    r = compute(out, PASSAGES, "en")
+    assert not r.error and [f.passage for f in r.figures] == [2, 2]
+
+
+def test_scales_are_brought_together_before_computing() -> None:
+    out = "A: cash from operations = USD 1.27 billion [3]\nB: revenue = USD 1,102.9 million [1]\nFormula: A - B"
+    r = compute(out, PASSAGES, "en")
+    assert r.result == pytest.approx(1.27 - 1.1029) and r.unit == "USD billion"
+
+
+def test_a_percentage_is_not_subtracted_from_an_amount() -> None:
+    out = "A: margin = 41.2% [1]\nB: revenue = USD 1,102.9 million [1]\nFormula: A - B"
+    assert "percentage and an amount" in compute(out, PASSAGES, "en").error
+
+
+def test_percentages_subtract_to_percentage_points_and_chinese_renders() -> None:
+    out = "A: 毛利率 = 41.2% [1]\nB: 增长率 = 16.5% [1]\nFormula: A - B"
+    r = compute(out, PASSAGES, "zh")
+    assert r.result == pytest.approx(24.7) and r.unit == "percentage points"
+    assert r.answer.startswith("数据：") and "计算：A - B" in r.answer
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        ("The revenue grew by 181.7 million.", "listed no figures"),
+        ("A: revenue = USD 1,284.6 million [1]", "no formula"),
+        ("A: revenue = USD 1,284.6 million [1]\nFormula: A - C", "uses C"),
+        ("A: revenue = USD 1,284.6 million [9]\nFormula: A * 2", "not given"),
+        ("A: revenue = USD 1,284.6 million [1]\nFormula: __import__('os')", "__import__"),
+    ],
+)
+def test_unusable_output_says_why_and_never_raises(output: str, reason: str) -> None:
+    r = compute(output, PASSAGES, "en")
+    assert reason in r.error and r.result is None
+
+
+def test_parse_output_reads_bullets_bold_and_full_width_brackets() -> None:
+    figures, formula = parse_output("- **A**: 营业收入 = 41.73亿元 【1】\n公式：A / 2")
+    assert figures == [("A", "营业收入", "41.73亿元", 1)] and formula == "A / 2"
+
+
+def test_formula_evaluation_is_arithmetic_only() -> None:
+    assert evaluate("(A - B) / B × 100", {"A": 3.0, "B": 2.0}) == pytest.approx(50.0)
+    assert letters("(A + B + C) / 3") == {"A", "B", "C"}
+    assert is_percent_scaled("(A - B) / B * 100") and not is_percent_scaled("A - B")
+    for bad in ("A / 0", "A ** 2", "abs(A)", "A.real", ""):
+        with pytest.raises(FormulaError):
+            evaluate(bad, {"A": 1.0})

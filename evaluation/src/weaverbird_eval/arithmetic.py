@@ -94,7 +94,9 @@ async def evaluate(endpoint: str, limit: int, seed: str) -> dict[str, Any]:
                 "code_s": round(figures_s, 1),
             }
         )
-        print(f"{len(rows):3d} plain={rows[-1]['plain_right']!s:5} code={rows[-1]['code_right']!s:5} {q['question'][:70]}")
+        print(
+            f"{len(rows):3d} plain={rows[-1]['plain_right']!s:5} code={rows[-1]['code_right']!s:5} {q['question'][:70]}"
+        )
     n = len(rows)
     computed = [r for r in rows if not r["code_error"]]
     summary = {

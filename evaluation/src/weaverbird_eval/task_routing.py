@@ -83,7 +83,10 @@ def report(result: dict[str, Any]) -> str:
             lines.append(f"| {name} | {cells} | {s[f'{name}_ms_p50']:.2f} |")
     for name in ("rules", "llm"):
         if name in s:
-            lines += ["", f"{name} errors: " + (", ".join(f"{k} ×{v}" for k, v in s[name]["confusion"].items()) or "none")]
+            lines += [
+                "",
+                f"{name} errors: " + (", ".join(f"{k} ×{v}" for k, v in s[name]["confusion"].items()) or "none"),
+            ]
     return "\n".join(lines) + "\n"
 
 

@@ -15,7 +15,10 @@ PASSAGES = [
 
 
 def test_growth_is_computed_in_code_from_the_cited_figures() -> None:
-    out = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: (A - B) / B * 100"
+    out = (
+        "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\n"
+        "Formula: (A - B) / B * 100"
+    )
     r = compute(out, PASSAGES, "en")
     assert not r.error
     assert r.result == pytest.approx((1284.6 - 1102.9) / 1102.9 * 100)

@@ -37,8 +37,8 @@ def test_examples_are_chosen_by_similarity_within_task_and_language() -> None:
     bank = ExampleBank.from_lines(
         {
             Task.CALCULATION: [
-                '{"language": "en", "question": "<information>x</information>\\nWhat was the growth rate?", "answer": "g"}',
-                '{"language": "en", "question": "<information>x</information>\\nWhat is the debt ratio?", "answer": "d"}',
+                '{"language": "en", "question": "<information>x</information> What was the growth?", "answer": "g"}',
+                '{"language": "en", "question": "<information>x</information> What is the debt ratio?", "answer": "d"}',
                 '{"language": "zh", "question": "增长率是多少？", "answer": "z"}',
             ]
         }

@@ -1,55 +1,151 @@
-"""Task routing rules and the example banks' similarity choice."""
+"""Task routing: the rules on the wording, the model's word parsed, and the rules as the model's fallback."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
 import pytest
-from weaverbird_orchestrator.domain import Task
-from weaverbird_orchestrator.tasks.examples import ExampleBank, default_bank
-from weaverbird_orchestrator.tasks.router import classify, parse_task_word
+from weaverbird_orchestrator.domain import GenerationDone, Task
+from weaverbird_orchestrator.tasks.router import classify, classify_with_llm, llm_choice, parse_task_word
+
+# Written for these tests (not taken from the labelled set the evaluation measures with).
+RULE_CASES = [
+    ("What was Hollowmere Textiles' operating profit in 2022?", Task.LOOKUP),
+    ("Who chairs the audit committee of Brisk Valley Bank?", Task.LOOKUP),
+    ("溪山电力2023年的营业成本是多少？", Task.LOOKUP),
+    # Stated metrics, not arithmetic: a capital ratio, a fund's reported NAV growth, the reporting period.
+    ("What is the tier 1 capital ratio of Brisk Valley Bank at year end?", Task.LOOKUP),
+    ("本报告期本基金份额净值增长率是多少？", Task.LOOKUP),
+    ("报告期末本基金持有的债券市值是多少？", Task.LOOKUP),
+    ("According to the annual report, what share of revenue came from licensing?", Task.LOOKUP),
+    ("How did Hollowmere's operating profit change from 2021 to 2022?", Task.CALCULATION),
+    ("Was Hollowmere's debt lower in 2022 or in 2021, and by how much?", Task.CALCULATION),
+    ("What share of Hollowmere's revenue came from licensing?", Task.CALCULATION),
+    ("What was the gross profit, revenue minus cost of sales?", Task.CALCULATION),
+    ("溪山电力2023年净利润比2022年多了多少？", Task.CALCULATION),
+    ("溪山电力2023年营业收入是2020年的几倍？", Task.CALCULATION),
+    ("研发费用占营业收入的比重是多少？", Task.CALCULATION),
+    ("Return Hollowmere's revenue and EBITDA as JSON.", Task.EXTRACTION),
+    ("Give the bond terms as key: value pairs.", Task.EXTRACTION),
+    ("以JSON格式返回溪山电力各电厂的发电量。", Task.EXTRACTION),
+    ("按{电厂: 装机容量}输出。", Task.EXTRACTION),
+    ("Plot Hollowmere's quarterly revenue.", Task.ANALYSIS),
+    ("Discuss the drivers of Hollowmere's margin and illustrate them.", Task.ANALYSIS),
+    ("用柱状图展示溪山电力各年的发电量。", Task.ANALYSIS),
+    ("评估溪山电力的偿债能力。", Task.ANALYSIS),
+]
+
+
+@pytest.mark.parametrize(("question", "task"), RULE_CASES)
+def test_rules_read_the_task_from_the_wording(question: str, task: Task) -> None:
+    choice = classify(question)
+    assert choice.task is task
+    assert choice.decided_by == "rules"
+    # A choice other than lookup names the words that made it, and they are in the question.
+    assert bool(choice.evidence) == (task is not Task.LOOKUP)
+    assert choice.evidence in " ".join(question.split())
 
 
 @pytest.mark.parametrize(
     ("question", "task"),
     [
-        ("What was Northwind Robotics' revenue in fiscal 2024?", Task.LOOKUP),
-        ("华岳银行2024年第三季度末的不良贷款率是多少？", Task.LOOKUP),
-        ("How much did revenue grow from 2023 to 2024?", Task.CALCULATION),
-        ("2023年可供分配利润比2022年低多少？", Task.CALCULATION),
-        ("Extract the fund's holdings as {stock name: NAV share %}", Task.EXTRACTION),
-        ("以JSON格式提取前十大持仓", Task.EXTRACTION),
-        ("Plot the revenue trend as a line chart", Task.ANALYSIS),
-        ("分析该基金的资产配置并画饼图", Task.ANALYSIS),
+        # The requested output names the task, over the arithmetic words inside the request.
+        ("Extract revenue growth and the change in margin into JSON.", Task.EXTRACTION),
+        ("将各季度的营业收入增长率整理为{季度: 增长率}。", Task.EXTRACTION),
+        ("Draw a line chart comparing revenue growth in 2022 and 2023.", Task.ANALYSIS),
+        ("对比分析两家公司的毛利率变化，并画折线图。", Task.ANALYSIS),
+        # An explicit comparison wins over "stated" words.
+        ("By how much did the reported revenue increase from 2022 to 2023?", Task.CALCULATION),
     ],
 )
-def test_rules_read_the_task_from_the_wording(question: str, task: Task) -> None:
-    choice = classify(question)
-    assert choice.task is task
-    assert bool(choice.evidence) == (task is not Task.LOOKUP)
+def test_the_requested_output_wins_over_arithmetic_words(question: str, task: Task) -> None:
+    assert classify(question).task is task
 
 
-def test_the_model_word_is_parsed_or_rejected() -> None:
-    assert parse_task_word("Calculation.") is Task.CALCULATION
-    assert parse_task_word("json") is Task.EXTRACTION
-    assert parse_task_word("I think so") is None
+def test_whitespace_does_not_change_the_choice() -> None:
+    assert classify("Extract  the fees\nas JSON").task is classify("Extract the fees as JSON").task is Task.EXTRACTION
 
 
-def test_examples_are_chosen_by_similarity_within_task_and_language() -> None:
-    bank = ExampleBank.from_lines(
-        {
-            Task.CALCULATION: [
-                '{"language": "en", "question": "<information>x</information> What was the growth?", "answer": "g"}',
-                '{"language": "en", "question": "<information>x</information> What is the debt ratio?", "answer": "d"}',
-                '{"language": "zh", "question": "增长率是多少？", "answer": "z"}',
-            ]
-        }
-    )
-    assert [e.answer for e in bank.select(Task.CALCULATION, "en", "What is the equity ratio?", 2)] == ["d", "g"]
-    assert [e.answer for e in bank.select(Task.CALCULATION, "zh", "增长率？", 5)] == ["z"]
-    assert bank.select(Task.ANALYSIS, "en", "anything", 2) == []
+def test_rules_take_well_under_a_millisecond() -> None:
+    question = "本报告期末本基金前十名股票投资合计占基金资产净值的比例比上年末提高了多少个百分点？" * 2
+    started = time.perf_counter()
+    for _ in range(500):
+        classify(question)
+    assert (time.perf_counter() - started) / 500 < 1e-3
 
 
-def test_shipped_banks_have_ten_examples_per_task_and_language() -> None:
-    bank = default_bank()
-    for task in (Task.CALCULATION, Task.EXTRACTION, Task.ANALYSIS):
-        for language in ("en", "zh"):
-            assert bank.count(task, language) >= 10, (task, language)
+@pytest.mark.parametrize(
+    ("reply", "task"),
+    [
+        ("Calculation.", Task.CALCULATION),
+        ("**extraction**", Task.EXTRACTION),
+        ("json", Task.EXTRACTION),
+        ("lookups", Task.LOOKUP),
+        ("分析", Task.ANALYSIS),
+        ("analysis, not calculation", Task.ANALYSIS),  # the first word named
+        ("I think so", None),
+        ("recalculation", None),  # not a word of its own
+        ("", None),
+    ],
+)
+def test_the_model_word_is_parsed_or_rejected(reply: str, task: Task | None) -> None:
+    assert parse_task_word(reply) is task
+
+
+class ScriptedGenerator:
+    """Replies with fixed text (or fails) and records what it was asked: the unit under test is the
+    parsing and fallback around the model, not the model."""
+
+    def __init__(self, reply: str = "", error: Exception | None = None) -> None:
+        self.reply, self.error = reply, error
+        self.calls: list[dict[str, Any]] = []
+
+    async def generate(
+        self, question: str, passages: list[Any], language: str, temperature: float, max_tokens: int, **kw: Any
+    ) -> AsyncIterator[str | GenerationDone]:
+        self.calls.append({"question": question, "language": language, "passages": passages, **kw})
+        if self.error:
+            raise self.error
+        for piece in (self.reply[:3], self.reply[3:]):
+            yield piece
+        yield GenerationDone("stop", 10, 2, "scripted")
+
+
+async def test_the_model_decides_when_it_names_a_task() -> None:
+    generator = ScriptedGenerator("Extraction")
+    # The rules would call this a lookup: the model's word is what counts.
+    choice = await llm_choice(generator, "What was Hollowmere's revenue in 2022?", "en")
+    assert (choice.task, choice.decided_by, choice.evidence) == (Task.EXTRACTION, "llm", "Extraction")
+    [call] = generator.calls
+    assert call["task"] == "classify" and call["language"] == "en" and call["passages"] == []
+    assert call["question"] == "What was Hollowmere's revenue in 2022?"
+
+
+async def test_the_rules_decide_when_the_reply_names_no_task() -> None:
+    choice = await llm_choice(ScriptedGenerator("Sure! Here"), "溪山电力2023年净利润比2022年多了多少？", "zh")
+    assert (choice.task, choice.decided_by, choice.evidence) == (Task.CALCULATION, "rules", "Sure! Here")
+
+
+async def test_the_rules_decide_when_the_model_call_fails() -> None:
+    generator = ScriptedGenerator(error=RuntimeError("generator unavailable"))
+    choice = await llm_choice(generator, "Plot Hollowmere's quarterly revenue.", "en")
+    assert (choice.task, choice.decided_by) == (Task.ANALYSIS, "rules")
+    assert "generator unavailable" in choice.evidence
+    assert await classify_with_llm(generator, "Plot Hollowmere's quarterly revenue.", "en") is Task.ANALYSIS
+
+
+def test_the_labelled_set_is_balanced_and_split_stably() -> None:
+    from weaverbird_eval.task_routing import load, split_of
+
+    items = load()
+    assert len(items) >= 80 and len({i.question for i in items}) == len(items)
+    cells = Counter((i.task, i.language) for i in items)
+    assert set(cells) == {(t.value, lang) for t in Task for lang in ("en", "zh")}
+    assert min(cells.values()) >= 20
+    halves = Counter((i.split, i.task) for i in items if not i.part)
+    assert all(halves[split, t.value] >= 5 for split in ("dev", "held-out") for t in Task)
+    # The split is pinned: the published results (dev 78, held-out 82) depend on it.
+    assert Counter(split_of(i.question) for i in items if not i.part) == {"dev": 78, "held-out": 82}

@@ -484,11 +484,23 @@ def build_report(runs: Sequence[Run], args: argparse.Namespace, model: str) -> d
     }
 
 
+def interleaved(questions: Sequence[AnalyticalQuestion]) -> list[AnalyticalQuestion]:
+    """English and Chinese in turn, so that a partial run (or --limit) covers both languages."""
+    en = [q for q in questions if q.language == "en"]
+    zh = [q for q in questions if q.language != "en"]
+    out: list[AnalyticalQuestion] = []
+    for i in range(max(len(en), len(zh))):
+        out += en[i : i + 1] + zh[i : i + 1]
+    return out
+
+
 async def run(args: argparse.Namespace) -> int:
-    questions = load_questions(args.data)
+    questions = interleaved(load_questions(args.data))
     if args.limit:
         questions = questions[: args.limit]
     runs: list[Run] = []
+    model = await asyncio.to_thread(_model_name, args.llm_endpoint)
+    table = ""
     with tempfile.TemporaryDirectory(prefix="weaverbird-peer-") as tmp:
         async with serving_stack(args.llm_endpoint, args.data, Path(tmp)) as stack:
             for i, q in enumerate(questions, 1):
@@ -501,15 +513,21 @@ async def run(args: argparse.Namespace) -> int:
                         f"facts {result.facts_found}",
                         flush=True,
                     )
-    model = await asyncio.to_thread(_model_name, args.llm_endpoint)
+                # Written after every question: an interrupted run still leaves its partial report.
+                table = write_report(runs, args, model)
+    print(f"\n{table}\nwritten: {args.out / 'peer'}.md, .json")
+    return 0
+
+
+def write_report(runs: Sequence[Run], args: argparse.Namespace, model: str) -> str:
+    """peer.md and peer.json for the runs so far; returns the markdown."""
     report = build_report(runs, args, model)
     args.out.mkdir(parents=True, exist_ok=True)
     table = markdown(report)
     (args.out / "peer.md").write_text(table, encoding="utf-8")
     payload = {"summary": report, "runs": [asdict(r) for r in runs]}
     (args.out / "peer.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(f"\n{table}\nwritten: {args.out / 'peer'}.md, .json")
-    return 0
+    return table
 
 
 def _model_name(endpoint: str) -> str:

@@ -43,7 +43,7 @@ from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.tasks.followup import standalone_question
-from weaverbird_orchestrator.tasks.router import classify, classify_with_llm
+from weaverbird_orchestrator.tasks.router import classify, llm_choice
 from weaverbird_orchestrator.tasks.runner import TaskRunner, sub_question_params
 from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
@@ -211,7 +211,8 @@ class QuestionFlow:
         if self._s.task_routing == "off":
             return Task.LOOKUP, "off"
         if self._s.task_routing == "llm":
-            return await classify_with_llm(self._peers, question, detect_language(question)), "llm"
+            choice = await llm_choice(self._peers, question, detect_language(question))
+            return choice.task, choice.decided_by
         return classify(question).task, "rules"
 
     async def _filters_from_question(self, question: str) -> dict[str, str | int]:

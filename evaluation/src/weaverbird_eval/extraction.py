@@ -437,8 +437,9 @@ def markdown(summary: dict[str, Any], meta: dict[str, Any]) -> str:
         "",
         f"Model {meta['model']} at {meta['endpoint']}, temperature 0, {meta['requests']} requests "
         f"(15 EN over TAT-QA dev tables, 15 ZH over Fin-Eva contexts; each 8 JSON + 7 charts), with "
-        f"{meta['examples']} few-shot examples (chosen by: {', '.join(meta['examples_from']) or '-'}) and without. "
-        "Shared CPU server (3 slots, other jobs running): seconds are contended.",
+        f"few-shot examples per prompt: {' and '.join(str(k) for k in meta['runs'])} "
+        f"(chosen by: {', '.join(meta['examples_from']) or '-'}); {meta['done']} runs done. "
+        "Shared CPU server (other jobs running): seconds are contended.",
         "",
         "Valid = the validator accepted it (keys, figures in the passages; charts: a spec survived). "
         "Gold = hand-read values of the context: a valid output can still hold a wrong (but real) figure.",
@@ -467,28 +468,40 @@ async def run(args: argparse.Namespace) -> int:
     slots = asyncio.Semaphore(args.concurrency)
     ks = sorted({int(k) for k in args.examples.split(",")}, reverse=True)
 
-    async def one(case: Case, k: int) -> Record:
+    records: list[Record] = []
+
+    async def one(case: Case, k: int) -> None:
         async with slots:
             record = await run_case(case, passages[case.id], client, k)
             print(f"{case.id} k={k}: {record.outcome} gold {record.gold_right}/{record.gold_total} "
                   f"({record.seconds}s, {record.calls} calls)", flush=True)  # fmt: skip
-            return record
+            records.append(record)
+            # Written after every request: an interrupted run still leaves its partial report.
+            write_report(records, args, len(cases), ks)
 
-    records = await asyncio.gather(*(one(c, k) for k in ks for c in cases))
+    await asyncio.gather(*(one(c, k) for k in ks for c in cases))
+    print(write_report(records, args, len(cases), ks))
+    return 0
+
+
+def write_report(records: Sequence[Record], args: argparse.Namespace, requests: int, ks: Sequence[int]) -> str:
+    """extraction.md and extraction.json for the records so far; returns the markdown."""
     summary = summarize(records)
     meta = {
         "model": args.model,
         "endpoint": args.llm_endpoint,
-        "requests": len(cases),
+        "requests": requests,
+        "done": len(records),
         "examples": max(ks),
+        "runs": list(ks),
         "examples_from": sorted({r.examples_from for r in records if r.examples}),
     }
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "extraction.md").write_text(markdown(summary, meta), encoding="utf-8")
+    table = markdown(summary, meta)
+    (args.out / "extraction.md").write_text(table, encoding="utf-8")
     payload = {"meta": meta, "summary": summary, "records": [asdict(r) for r in records]}
     (args.out / "extraction.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(markdown(summary, meta))
-    return 0
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,8 @@ Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vect
 `served-<backend>` hybrid with catalog filters and passages about another year than the question's
 ranked last (weaverbird_common.periods): what the served path does (`-noperiod` leaves that step out).
 Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
-`-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in reciprocal rank fusion."""
+`-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in the system's fusion (DBSF: w copies
+of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF)."""
 
 from __future__ import annotations
 
@@ -237,8 +238,6 @@ def build_system(name: str) -> System:
         weight, base = float(match.group(1)), base[: match.start()]
     if base.endswith("-rrf"):
         fusion, base = "rrf", base.removesuffix("-rrf")
-    if match:
-        fusion = "rrf"  # weights exist for reciprocal rank fusion only
     prefix, _, backend = base.partition("-")
     settings: dict[str, tuple[SearchMode, bool]] = {
         "lexical": ("lexical", False),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -130,6 +131,12 @@ async def test_metrics_count_calls_by_final_code(channel: grpc.aio.Channel) -> N
     def labels(code: str) -> dict[str, str]:
         return {"service": SERVICE, "method": EMBED, "code": code}
 
+    # The server records a call once it has finished it, which may be just after the client saw the
+    # status: wait (bounded) for the last call's sample before reading them all.
+    for _ in range(100):
+        if _sample("weaverbird_grpc_server_requests_total", **labels("INTERNAL")):
+            break
+        await asyncio.sleep(0.05)
     assert _sample("weaverbird_grpc_server_requests_total", **labels("OK")) == 2
     assert _sample("weaverbird_grpc_server_requests_total", **labels("INVALID_ARGUMENT")) == 1
     assert _sample("weaverbird_grpc_server_requests_total", **labels("INTERNAL")) == 1

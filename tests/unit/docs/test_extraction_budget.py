@@ -86,8 +86,9 @@ def test_a_parse_past_its_time_budget_is_killed_and_leaves_no_busy_worker() -> N
         load_bytes(_div_page(200_000), "divs.html", budget=budget)
     assert stopped.value.limit == 1
     assert all(state != "R" for state in _our_workers().values()), _our_workers()
-    # The pool replaces the killed worker: the next document parses normally.
-    assert "1,284.6" in load_bytes(ARTICLE, "after.html", budget=budget).text
+    # The pool replaces the killed worker: the next document parses normally (with time to spare for
+    # the new worker's start-up on a busy machine: this checks recovery, not speed).
+    assert "1,284.6" in load_bytes(ARTICLE, "after.html", budget=ExtractionBudget(timeout_s=120)).text
 
 
 @pytest.mark.parametrize(

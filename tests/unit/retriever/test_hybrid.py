@@ -284,6 +284,20 @@ def test_lexical_weight_tilts_the_fusion_towards_the_words(store: VectorStore) -
         store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", fusion="rrf", text=text, lexical_weight=0.0))
 
 
+def test_dbsf_lexical_weight_counts_the_lexical_leg_that_many_times(store: VectorStore) -> None:
+    vectors = _vectors(len(DOCS))
+    text = "Aurora dividend repurchased"
+    plain = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text))
+    heavy = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=5.0))
+    # Doc 3 matches none of the words: its fused score is its dense share alone, the same in both; the
+    # word matches gain four more lexical shares each, so they end above it.
+    assert set(_texts(heavy)[:2]) == {DOCS[0][0], DOCS[1][0]}
+    by_text = {h.text: h.rank_score for h in heavy}
+    assert all(h.rank_score < by_text[h.text] for h in plain if h.text in (DOCS[0][0], DOCS[1][0]))
+    with pytest.raises(Exception, match="whole number"):
+        store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=2.5))
+
+
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
 def test_exclude_leaves_matching_points_out_of_every_leg(store: VectorStore, mode: str) -> None:
     vectors = _vectors(len(DOCS))

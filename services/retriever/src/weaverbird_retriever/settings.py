@@ -45,5 +45,9 @@ class RetrieverSettings(BaseServiceSettings):
     )
     prefetch: int = Field(50, ge=1, le=1000, description="Candidates each hybrid leg hands to the fusion.")
     lexical_weight: float = Field(
-        1.0, gt=0, le=100, description="Weight of the lexical leg in reciprocal rank fusion (the dense leg's is 1)."
+        1.0,
+        gt=0,
+        le=100,
+        description="Weight of the lexical leg against the dense leg's 1 (DBSF: a whole number; RRF: its "
+        "ranks are divided by it, which at k = 60 gives it *less* say; README, Retrieval).",
     )

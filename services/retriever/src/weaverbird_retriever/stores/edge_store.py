@@ -35,6 +35,7 @@ from weaverbird_retriever.stores.base import (
     check_filters,
     check_search,
     cosine,
+    lexical_copies,
     lexical_text,
     record_payload,
     split_payload,
@@ -311,7 +312,7 @@ class EdgeStore:
         return {
             "prefetches": [
                 qe.Prefetch(limit=limit, query=qe.Query.Nearest(dense), filter=flt, params=self._search_params),
-                qe.Prefetch(limit=limit, query=sparse, filter=flt),
+                *[qe.Prefetch(limit=limit, query=sparse, filter=flt) for _ in range(lexical_copies(options))],
             ],
             "query": (
                 qe.Fusion.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight])

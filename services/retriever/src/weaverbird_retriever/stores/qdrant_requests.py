@@ -28,6 +28,7 @@ from weaverbird_retriever.stores.base import (
     as_vector,
     canonical_id,
     cosine,
+    lexical_copies,
     lexical_text,
     record_payload,
     split_payload,
@@ -113,7 +114,10 @@ def _query(dense: list[float], k: int, flt: models.Filter | None, options: Searc
     return {
         "prefetch": [
             models.Prefetch(query=dense, limit=limit, filter=flt),
-            models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt),
+            *[
+                models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt)
+                for _ in range(lexical_copies(options))
+            ],
         ],
         "query": fusion,
     }

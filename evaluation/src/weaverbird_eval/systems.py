@@ -5,8 +5,9 @@ indices for a batch of queries.
 
 Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vectors are stored but unused);
 `hybrid-<backend>[-rrf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
-`served-<backend>` hybrid with catalog filters and passages about another year than the question's
-ranked last (weaverbird_common.periods): what the served path does (`-noperiod` leaves that step out).
+`served-<backend>` hybrid with catalog filters, the retriever's default lexical weight, and passages about
+another year than the question's ranked last (weaverbird_common.periods): what the served path does
+(`-noperiod` leaves that step out).
 Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
 `-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in the system's fusion (DBSF: w copies
 of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF)."""
@@ -27,6 +28,7 @@ from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import alias_map, filters_from_question
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_retriever.catalog import read_catalog
+from weaverbird_retriever.settings import RetrieverSettings
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 from weaverbird_retriever.stores.base import FusionKind, SearchMode, SearchOptions
 
@@ -234,6 +236,8 @@ def build_system(name: str) -> System:
         return Bm25System()
     fusion: FusionKind = "dbsf"
     base, weight = name, 1.0
+    if name.startswith("served-"):  # the served configuration: the retriever's default weight
+        weight = float(RetrieverSettings.model_fields["lexical_weight"].default)
     if match := re.search(r"-lex(\d+(?:\.\d+)?)$", base):
         weight, base = float(match.group(1)), base[: match.start()]
     if base.endswith("-rrf"):

@@ -82,7 +82,8 @@ def test_calibrate_sets_c_at_the_low_quantile_of_held_out_positives(tiny_data: P
         ("hybrid-use-rrf", "hybrid", False, "rrf"),
         ("filtered-use", "dense", True, "dbsf"),
         ("served-use", "hybrid", True, "dbsf"),
-        ("served-use-lex0.5", "hybrid", True, "rrf"),
+        ("served-use-lex9", "hybrid", True, "dbsf"),
+        ("served-use-rrf-lex0.5", "hybrid", True, "rrf"),
     ],
 )
 def test_system_names_choose_mode_filters_and_fusion(name: str, mode: str, filters: bool, fusion: str) -> None:
@@ -91,6 +92,28 @@ def test_system_names_choose_mode_filters_and_fusion(name: str, mode: str, filte
     system = build_system(name)
     try:
         assert (system.name, system.mode, system.filters, system.fusion) == (name, mode, filters, fusion)  # type: ignore[attr-defined]
+    finally:
+        system.close()
+
+
+@pytest.mark.parametrize(("name", "weight"), [("hybrid-use", 1.0), ("served-use-lex9", 9.0), ("served-use-lex1", 1.0)])
+def test_lexical_weight_comes_from_the_name(name: str, weight: float) -> None:
+    from weaverbird_eval.systems import build_system
+
+    system = build_system(name)
+    try:
+        assert system.lexical_weight == weight  # type: ignore[attr-defined]
+    finally:
+        system.close()
+
+
+def test_served_uses_the_retrievers_default_weight() -> None:
+    from weaverbird_eval.systems import build_system
+    from weaverbird_retriever.settings import RetrieverSettings
+
+    system = build_system("served-use")
+    try:
+        assert system.lexical_weight == RetrieverSettings().lexical_weight  # type: ignore[attr-defined]
     finally:
         system.close()
 

@@ -331,3 +331,13 @@ def test_a_point_id_that_is_not_a_uuid_is_the_callers_error(store: VectorStore) 
     chunk.payload.document_id = "doc-x"
     with pytest.raises(InvalidArgument, match="not a UUID"):
         asyncio.run(servicer.Upsert(retriever_pb2.UpsertRequest(chunks=[chunk]), None))  # type: ignore[arg-type]
+
+
+def test_settings_refuse_a_fractional_dbsf_weight_at_start_up() -> None:
+    from pydantic import ValidationError
+    from weaverbird_retriever.settings import RetrieverSettings
+
+    with pytest.raises(ValidationError, match="whole number with DBSF"):
+        RetrieverSettings(lexical_weight=2.5)
+    assert RetrieverSettings(lexical_weight=2.5, fusion="rrf").lexical_weight == 2.5
+    assert float(RetrieverSettings().lexical_weight).is_integer()

@@ -90,3 +90,21 @@ def test_formula_evaluation_is_arithmetic_only() -> None:
     for bad in ("A / 0", "A ** 2", "abs(A)", "A.real", ""):
         with pytest.raises(FormulaError):
             evaluate(bad, {"A": 1.0})
+
+
+def test_one_figure_copied_for_two_items_is_refused() -> None:
+    # The passage states this year's profit and the growth rate, not last year's profit: a model that
+    # copies 7.09亿元 into both lines would "compute" a change of 0.
+    passage = "宝信软件2023年第三季度归属于上市公司股东的净利润7.09亿元，同比增长31.64%。"
+    output = "A: 2023年第三季度净利润 = 7.09亿元 [1]\nB: 2022年第三季度净利润 = 7.09亿元 [1]\n公式: (A - B) / B * 100"
+    outcome = compute(output, [passage], "zh")
+    assert outcome.result is None
+    assert "A and B are one figure" in outcome.error
+
+
+def test_equal_figures_the_passage_states_as_often_are_used() -> None:
+    passage = "Capex was 10.0 in 2018, 10.0 in 2019 and 12.5 in 2020 (USD million)."
+    output = "A: capex 2018 = 10.0 [1]\nB: capex 2019 = 10.0 [1]\nC: capex 2020 = 12.5 [1]\nFormula: (A + B + C) / 3"
+    outcome = compute(output, [passage], "en")
+    assert outcome.error == ""
+    assert outcome.result == pytest.approx(32.5 / 3)

@@ -10,6 +10,7 @@ The model's output format (tasks/figures.py in the generator):
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -91,6 +92,27 @@ def _figure(letter: str, label: str, text: str, passage: int, passages: Sequence
     return CalcFigure(letter, label, text, passage, f.raw, f.scale, f.percent)
 
 
+def reused_figure(figures: Sequence[CalcFigure], formula: str, passages: Sequence[str]) -> str:
+    """Why the calculation reads one figure of a passage as two items ("" when it does not): a small
+    model asked for "2023 vs 2022" copies the one figure it found into both lines (A = B = 7.09亿元 [1],
+    then a change of 0). Equal values count only as often as their passage states that figure."""
+    used = [f for f in figures if f.letter in letters(formula)]
+    groups: dict[tuple[int, float, float, bool], list[CalcFigure]] = {}
+    for f in used:
+        groups.setdefault((f.passage, f.value, f.scale, f.percent), []).append(f)
+    for (passage, value, _, _), same in groups.items():
+        if len(same) < 2 or not 1 <= passage <= len(passages):
+            continue
+        # The number as written, whatever scale the passage gives it (a table "in millions" writes none).
+        stated = sum(
+            1 for g in answer_figures(passages[passage - 1]) if math.isclose(abs(g.raw), abs(value), rel_tol=1e-9)
+        )
+        if stated < len(same):
+            names = " and ".join(f.letter for f in same)
+            return f"{names} are one figure ({same[0].text}) of passage [{passage}], which states it {stated} time(s)"
+    return ""
+
+
 def to_one_scale(figures: Sequence[CalcFigure]) -> tuple[dict[str, float], float, list[str]]:
     """Values per letter on one scale, that scale, and notes. Bare figures (a table "in millions") take
     the scale written on their siblings; figures in different scales are converted to the first one's."""
@@ -165,7 +187,7 @@ def compute(output: str, passages: Sequence[str], language: str) -> CalculationO
     missing = sorted(used - {f.letter for f in figures})
     if missing:
         return CalculationOutcome(error=f"the formula uses {', '.join(missing)}, not given", raw=output)
-    if problem := check_units(figures, formula):
+    if problem := reused_figure(figures, formula, passages) or check_units(figures, formula):
         return CalculationOutcome(figures=tuple(figures), formula=formula, error=problem, raw=output)
     values, scale, notes = to_one_scale(figures)
     try:

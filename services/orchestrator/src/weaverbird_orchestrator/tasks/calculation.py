@@ -10,7 +10,6 @@ The model's output format (tasks/figures.py in the generator):
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -92,24 +91,20 @@ def _figure(letter: str, label: str, text: str, passage: int, passages: Sequence
     return CalcFigure(letter, label, text, passage, f.raw, f.scale, f.percent)
 
 
-def reused_figure(figures: Sequence[CalcFigure], formula: str, passages: Sequence[str]) -> str:
-    """Why the calculation reads one figure of a passage as two items ("" when it does not): a small
+def reused_figure(figures: Sequence[CalcFigure], formula: str) -> str:
+    """Why the calculation reads one number of a passage as two items ("" when it does not): a small
     model asked for "2023 vs 2022" copies the one figure it found into both lines (A = B = 7.09亿元 [1],
-    then a change of 0). Equal values count only as often as their passage states that figure."""
-    used = [f for f in figures if f.letter in letters(formula)]
-    groups: dict[tuple[int, float, float, bool], list[CalcFigure]] = {}
-    for f in used:
-        groups.setdefault((f.passage, f.value, f.scale, f.percent), []).append(f)
-    for (passage, value, _, _), same in groups.items():
-        if len(same) < 2 or not 1 <= passage <= len(passages):
+    then a change of 0). Counting how often the passage states the number does not tell: news items
+    repeat their headline figure. Two items with the very same figure in one passage are rare, and a
+    refused calculation only means the question is answered as a lookup."""
+    seen: dict[tuple[int, float, float, bool], str] = {}
+    for f in figures:
+        if f.letter not in letters(formula):
             continue
-        # The number as written, whatever scale the passage gives it (a table "in millions" writes none).
-        stated = sum(
-            1 for g in answer_figures(passages[passage - 1]) if math.isclose(abs(g.raw), abs(value), rel_tol=1e-9)
-        )
-        if stated < len(same):
-            names = " and ".join(f.letter for f in same)
-            return f"{names} are one figure ({same[0].text}) of passage [{passage}], which states it {stated} time(s)"
+        key = (f.passage, f.value, f.scale, f.percent)
+        if key in seen:
+            return f"{seen[key]} and {f.letter} are the same figure ({f.text}) of passage [{f.passage}]"
+        seen[key] = f.letter
     return ""
 
 
@@ -187,7 +182,7 @@ def compute(output: str, passages: Sequence[str], language: str) -> CalculationO
     missing = sorted(used - {f.letter for f in figures})
     if missing:
         return CalculationOutcome(error=f"the formula uses {', '.join(missing)}, not given", raw=output)
-    if problem := reused_figure(figures, formula, passages) or check_units(figures, formula):
+    if problem := reused_figure(figures, formula) or check_units(figures, formula):
         return CalculationOutcome(figures=tuple(figures), formula=formula, error=problem, raw=output)
     values, scale, notes = to_one_scale(figures)
     try:

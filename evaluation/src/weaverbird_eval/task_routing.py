@@ -22,17 +22,15 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from weaverbird_generator.llm_client import ChatClient
-from weaverbird_generator.tasks import TaskRequest, task_module
-from weaverbird_generator.tasks.common import Example as PromptExample
-from weaverbird_orchestrator.domain import Example, GenerationDone, Passage, PromptPrepared, Turn
 from weaverbird_orchestrator.tasks.router import classify, llm_choice
+
+from weaverbird_eval.chat_generator import ChatGenerator
 
 TASKS = ("lookup", "calculation", "extraction", "analysis")
 LANGUAGES = ("en", "zh")
@@ -64,43 +62,6 @@ def load() -> list[Item]:
     return [Item(**json.loads(line)) for line in text.splitlines() if line.strip()]
 
 
-class ChatGenerator:
-    """The generator's task prompts sent straight to an OpenAI-compatible server: what GeneratorServicer
-    does for a task, without gRPC (greedy, as tasks/llm.complete asks; the task's own token ceiling)."""
-
-    def __init__(self, client: ChatClient) -> None:
-        self._client = client
-
-    async def generate(
-        self,
-        question: str,
-        passages: list[Passage],
-        language: str,
-        temperature: float,
-        max_tokens: int,
-        *,
-        task: str = "",
-        examples: Sequence[Example] = (),
-        instruction: str = "",
-        history: Sequence[Turn] = (),
-    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
-        module = task_module(task)
-        request = TaskRequest(
-            question,
-            (),
-            language,  # type: ignore[arg-type]
-            examples=[PromptExample(e.question, e.answer) for e in examples],
-            instruction=instruction,
-        )
-        async for delta in self._client.stream(
-            module.build_messages(request), max_tokens=max_tokens or module.MAX_TOKENS, temperature=temperature
-        ):
-            if delta.is_final:
-                yield GenerationDone(delta.finish_reason or "stop", delta.prompt_tokens or 0, 0, "")
-            elif delta.text:
-                yield delta.text
-
-
 def rules_ms(question: str, repeats: int = 200) -> float:
     """Milliseconds per classification, averaged over repeats (one call is below the clock's grain)."""
     started = time.perf_counter()
@@ -110,7 +71,7 @@ def rules_ms(question: str, repeats: int = 200) -> float:
 
 
 async def evaluate(items: Sequence[Item], endpoint: str | None) -> list[dict[str, Any]]:
-    generator = ChatGenerator(ChatClient(endpoint)) if endpoint else None
+    generator = ChatGenerator(endpoint) if endpoint else None
     rows = []
     for item in items:
         choice = classify(item.question)

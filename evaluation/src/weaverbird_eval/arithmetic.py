@@ -105,9 +105,8 @@ async def evaluate(endpoint: str, limit: int, seed: str) -> dict[str, Any]:
         "code_accuracy": sum(r["code_right"] for r in rows) / n,
         "code_computed": len(computed) / n,
         "code_accuracy_when_computed": sum(r["code_right"] for r in computed) / len(computed) if computed else 0.0,
-        "code_then_plain_accuracy": sum(
-            bool(r["code_right"] or (r["code_error"] and r["plain_right"])) for r in rows
-        ) / n,
+        "code_then_plain_accuracy": sum(bool(r["code_right"] or (r["code_error"] and r["plain_right"])) for r in rows)
+        / n,
         "plain_s_p50": sorted(r["plain_s"] for r in rows)[n // 2],
         "code_s_p50": sorted(r["code_s"] for r in rows)[n // 2],
     }

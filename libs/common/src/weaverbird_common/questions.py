@@ -30,7 +30,6 @@ def detect_language(text: str) -> str:
     return "zh" if cjk / (cjk + latin) >= _ZH_SHARE else "en"
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Questions
 # ---------------------------------------------------------------------------------------------
@@ -218,9 +217,7 @@ def filters_from_question(
     one of them would hide the others.
     """
     # Chinese numerals in years (二〇二二年) become digits so the same patterns apply.
-    text = re.sub(
-        "[〇零一二三四五六七八九]{4}(?=年)", lambda m: "".join(_ZH_DIGITS[c] for c in m.group()), question
-    )
+    text = re.sub("[〇零一二三四五六七八九]{4}(?=年)", lambda m: "".join(_ZH_DIGITS[c] for c in m.group()), question)
     result: dict[str, Any] = {}
 
     companies = _find_companies(text, _company_keys(known_companies, aliases))
@@ -250,4 +247,3 @@ def filters_from_question(
     if quarters:
         result["quarter"] = max(quarters)
     return result
-

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from weaverbird_common.docs.chunker import count_tokens, split_sentences
+from weaverbird_common.glossary import concepts
 from weaverbird_common.questions import CJK_CLASS
 
-from weaverbird_generator.glossary import concepts
 from weaverbird_generator.prompt import Passage
 
 GAP = "…"  # marks text left out between kept units
@@ -66,7 +66,8 @@ def _stem(word: str) -> str:
 
 def terms(text: str) -> set[str]:
     """Stemmed content words, numbers (FY2024 gives 2024), Chinese character bigrams, and the financial
-    concepts of `text` in either language (glossary.py: 净利润 and "net income" both give §net_income)."""
+    concepts of `text` in either language (weaverbird_common.glossary: 净利润 and "net income" give
+    §net_income)."""
     lowered = text.lower()
     out = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP_WORDS and len(w) > 1}
     out.update(_NUMBER.findall(lowered))

@@ -6,6 +6,12 @@ the same vectors and the IDF half of BM25 is kept by the store (sparse vectors w
 modifier), where it stays right as the knowledge base grows. Chinese has no spaces between words,
 so runs of CJK characters are segmented with jieba first (search mode: words and their sub-words,
 so 营业收入 also matches 收入) and handed to the same model as space-separated words.
+
+Wordings differ between questions and filings ("capital expenditure" vs "Purchases of property, plant
+and equipment"; 净利润 vs "net income"), so each chunk also carries one term per financial concept it
+mentions (weaverbird_common.glossary), and a hybrid question searches for its concepts too, plus, at
+half weight, the line items of any ratio it names. Literal look-ups (lexical mode: the coverage gate's
+"does any chunk mention this name?") search the words alone.
 """
 
 from __future__ import annotations
@@ -15,11 +21,15 @@ import threading
 from dataclasses import dataclass
 
 import qdrant_edge as qe
+from weaverbird_common.glossary import components, concepts
 
 # Name of the sparse vector in every collection; the dense vector stays the unnamed default one.
 LEXICAL_VECTOR = "lexical"
 
 _CJK_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# Concept terms are spelled as one made-up word ("glossaryconceptnetincome") that no text holds.
+_CONCEPT_PREFIX = "glossaryconcept"
+COMPONENT_WEIGHT = 0.5  # a ratio's line items count half as much as what the question names itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +49,25 @@ class LexicalEncoder:
         self._cut = None
 
     def document(self, text: str) -> SparseVector:
-        """Term-frequency weights of a chunk (IDF is applied by the store at query time)."""
-        return _plain(self._bm25.embed_document(self._segment(text)))
+        """Term-frequency weights of a chunk and its concepts (IDF is applied by the store at query time)."""
+        return _plain(self._bm25.embed_document(f"{self._segment(text)} {_concept_words(concepts(text))}"))
 
-    def query(self, text: str) -> SparseVector:
-        """Each distinct query term with weight 1."""
-        return _plain(self._bm25.embed_query(self._segment(text)))
+    def query(self, text: str, expand: bool = False) -> SparseVector:
+        """Each distinct query term with weight 1; with `expand`, its concepts too, and the line items of
+        the ratios it names at COMPONENT_WEIGHT."""
+        if not expand:
+            return _plain(self._bm25.embed_query(self._segment(text)))
+        found = concepts(text)
+        vector = _plain(self._bm25.embed_query(f"{self._segment(text)} {_concept_words(found)}"))
+        parts = _concept_words(components(found))
+        if parts:
+            extra = self._bm25.embed_query(parts)
+            have = set(vector.indices)
+            for index, value in zip(extra.indices, extra.values, strict=True):
+                if index not in have:
+                    vector.indices.append(index)
+                    vector.values.append(value * COMPONENT_WEIGHT)
+        return vector
 
     def _segment(self, text: str) -> str:
         if not _CJK_RUN.search(text):
@@ -62,6 +85,10 @@ class LexicalEncoder:
                 jieba.initialize()
                 self._cut = jieba.lcut_for_search
         return self._cut
+
+
+def _concept_words(found: set[str]) -> str:
+    return " ".join(sorted(_CONCEPT_PREFIX + c.removeprefix("§").replace("_", "") for c in found))
 
 
 def _plain(vector: qe.SparseVector) -> SparseVector:

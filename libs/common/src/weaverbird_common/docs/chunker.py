@@ -303,9 +303,7 @@ def _page_blocks(text: str) -> list[_Block]:
     return blocks
 
 
-_PAGE_NUMBER_RE = re.compile(
-    r"^(?:[-–—]\s*)?(?:page\s+)?\d{1,4}(?:\s*[-–—])?$|^第\s*\d{1,4}\s*页$", re.IGNORECASE
-)
+_PAGE_NUMBER_RE = re.compile(r"^(?:[-–—]\s*)?(?:page\s+)?\d{1,4}(?:\s*[-–—])?$|^第\s*\d{1,4}\s*页$", re.IGNORECASE)
 
 
 def _without_page_number(lines: list[str]) -> list[str]:

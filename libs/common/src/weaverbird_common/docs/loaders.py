@@ -424,9 +424,7 @@ def _looks_multi_column(text: str) -> bool:
     long_lines = [line for line in lines if len(line) > 0.6 * width and len(_NUMBER_RE.findall(line)) < 2]
     if len(long_lines) < 8:
         return False
-    gapped = sum(
-        1 for line in long_lines if re.search(r"\S {4,}\S", line[int(0.3 * width) : int(0.7 * width)])
-    )
+    gapped = sum(1 for line in long_lines if re.search(r"\S {4,}\S", line[int(0.3 * width) : int(0.7 * width)]))
     return gapped > 0.5 * len(long_lines)
 
 

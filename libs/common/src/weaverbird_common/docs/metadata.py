@@ -72,5 +72,3 @@ def metadata_from_filename(name: str) -> FileMetadata:
 def canonical_company(raw: str) -> str:
     """Upper-case name as stored in payloads ("ADOBE"); separators inside are kept (JOHNSON_JOHNSON)."""
     return re.sub(r"[\s\-]+", "_", raw.strip(" _-")).upper()
-
-

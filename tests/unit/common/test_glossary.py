@@ -1,0 +1,47 @@
+"""The shared financial glossary: one concept for the wordings of filings and questions, in either language."""
+
+from __future__ import annotations
+
+import pytest
+from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts
+
+
+@pytest.mark.parametrize(
+    ("text", "concept"),
+    [
+        ("Purchases of property, plant and equipment (PP&E)", "§capex"),
+        ("What was the FY2018 capital expenditure?", "§capex"),
+        ("2023年购建固定资产支付的现金", "§capex"),
+        ("Cost of sales", "§cost_of_revenue"),
+        ("Total current liabilities", "§current_liabilities"),
+        ("归母净利润", "§net_income"),
+        ("Repurchases of common stock", "§buyback"),
+    ],
+)
+def test_each_wording_gives_its_concept(text: str, concept: str) -> None:
+    assert concept in concepts(text)
+
+
+def test_a_word_inside_another_word_is_no_concept() -> None:
+    # "cash" alone is not "cash and cash equivalents"; "inventory" must not fire inside "inventorying"-like text.
+    assert "§cash" not in concepts("cash dividends declared")
+    assert "§roe" not in concepts("the Monroe plant")
+
+
+def test_a_ratio_brings_the_line_items_it_is_computed_from() -> None:
+    found = concepts("What is the quick ratio of AMD for FY2022?")
+    assert found == {"§quick_ratio"}
+    assert components(found) == {"§current_assets", "§current_liabilities", "§cash", "§receivables", "§inventory"}
+
+
+def test_components_leave_out_what_the_question_names_itself() -> None:
+    found = concepts("gross margin and revenue in 2023")
+    assert "§revenue" in found
+    assert "§revenue" not in components(found)
+    assert "§cost_of_revenue" in components(found)
+
+
+def test_every_component_is_a_concept_of_the_glossary() -> None:
+    for ratio, parts in _COMPONENTS.items():
+        assert ratio in _ENTRIES
+        assert all(part in _ENTRIES for part in parts)

@@ -81,7 +81,7 @@ def tradeoff(held_pos: np.ndarray, held_neg: np.ndarray, dev_pos: np.ndarray, de
 
 def pair_scores(system: DenseSystem, evalset: EvalSet) -> PairScores:
     chunks = chunk_units(evalset)
-    passages = system.embed_passages(chunks.texts, f"{evalset.name}-{len(evalset.units)}")
+    passages = system.embed_passages(chunks.texts, evalset.corpus_label)
     queries = system.embed_queries([q.text for q in evalset.queries])
     units = np.asarray(chunks.unit_ids)
     sims = queries @ passages.T  # unit vectors, so the cosine

@@ -62,7 +62,7 @@ def compare(dataset: str, data: Path, queries: int, inner: str, reranker_name: s
     """`inner` alone vs reranked, on the first `queries` questions of `dataset` (full corpus)."""
     evalset = load(dataset, data)
     chunks = chunk_units(evalset)
-    label = f"{evalset.name}-{len(evalset.units)}"
+    label = evalset.corpus_label
     sample = evalset.queries[:queries]
     relevant = {q.id: q.relevant for q in sample}
     system = RerankedSystem(build_system(inner), reranker_name, candidates)

@@ -35,7 +35,7 @@ class RetrievalRow:
 
 def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow]:
     chunks = chunk_units(evalset)
-    label = f"{evalset.name}-{len(evalset.units)}"
+    label = evalset.corpus_label
     relevant = {q.id: q.relevant for q in evalset.queries}
     rows = []
     if not any(chunks.metadata):  # nothing to filter on: filtered-* would repeat its plain backend's row

@@ -94,7 +94,7 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
     catalog = _Catalog(chunks.metadata, groups)
     cases: list[Case] = []
     try:
-        system.index(chunks.texts, evalset.language, f"{evalset.name}-{len(evalset.units)}", metadata)
+        system.index(chunks.texts, evalset.language, evalset.corpus_label, metadata)
         store = system._store
         assert store is not None
         vectors = system.embed_queries([q.text for q in evalset.queries])

@@ -10,7 +10,8 @@ another year than the question's ranked last (weaverbird_common.periods): what t
 (`-noperiod` leaves that step out).
 Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
 `-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in the system's fusion (DBSF: w copies
-of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF)."""
+of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF). `-noconcepts` (before any `-lex`) searches
+hybrid questions without their glossary concepts, `-noperiod` without the period step."""
 
 from __future__ import annotations
 
@@ -71,6 +72,7 @@ class DenseSystem:
         fusion: FusionKind = "dbsf",
         lexical_weight: float = 1.0,
         period: bool = False,
+        concepts: bool = True,
     ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
@@ -81,6 +83,7 @@ class DenseSystem:
         self.mode: SearchMode = mode
         self.fusion: FusionKind = fusion
         self.lexical_weight = lexical_weight
+        self.concepts = concepts
         self._companies: list[str] = []
         self._aliases: dict[str, str] = {}
         self._cache = cache or cache_dir()
@@ -143,6 +146,7 @@ class DenseSystem:
                 fusion=self.fusion,
                 prefetch=max(50, depth),
                 lexical_weight=self.lexical_weight,
+                concepts=self.concepts,
             )
             if self.mode != "dense" and not query.strip():
                 options = SearchOptions()
@@ -249,11 +253,15 @@ def build_system(name: str) -> System:
         "filtered": ("dense", True),
         "served": ("hybrid", True),
     }
-    period = prefix == "served" and not base.endswith("-noperiod")
+    concepts = not backend.endswith("-noconcepts")
+    backend = backend.removesuffix("-noconcepts")
+    period = prefix == "served" and not backend.endswith("-noperiod")
     backend = backend.removesuffix("-noperiod")
     if backend and prefix in settings:
         mode, filters = settings[prefix]
-        system = DenseSystem(backend, filters=filters, mode=mode, fusion=fusion, lexical_weight=weight, period=period)
+        system = DenseSystem(
+            backend, filters=filters, mode=mode, fusion=fusion, lexical_weight=weight, period=period, concepts=concepts
+        )
     else:
         system = DenseSystem(name)
     system.name = name

@@ -16,6 +16,9 @@ from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concep
         ("Total current liabilities", "§current_liabilities"),
         ("归母净利润", "§net_income"),
         ("Repurchases of common stock", "§buyback"),
+        ("CONSOLIDATED STATEMENTS OF CASH FLOWS", "§cash_flow_statement"),
+        ("Consolidated Statement of Financial Position", "§balance_sheet"),
+        ("合并利润表", "§income_statement"),
     ],
 )
 def test_each_wording_gives_its_concept(text: str, concept: str) -> None:
@@ -31,7 +34,14 @@ def test_a_word_inside_another_word_is_no_concept() -> None:
 def test_a_ratio_brings_the_line_items_it_is_computed_from() -> None:
     found = concepts("What is the quick ratio of AMD for FY2022?")
     assert found == {"§quick_ratio"}
-    assert components(found) == {"§current_assets", "§current_liabilities", "§cash", "§receivables", "§inventory"}
+    assert components(found) == {
+        "§current_assets",
+        "§current_liabilities",
+        "§cash",
+        "§receivables",
+        "§inventory",
+        "§balance_sheet",
+    }
 
 
 def test_components_leave_out_what_the_question_names_itself() -> None:

@@ -50,3 +50,38 @@ def test_held_out_split_is_stable_and_roughly_half() -> None:
     first = [datasets.is_held_out(i) for i in ids]
     assert first == [datasets.is_held_out(i) for i in ids]
     assert 150 < sum(first) < 250
+
+
+def test_fresh_questions_are_well_formed() -> None:
+    # The project's own retrieval questions: unique ids, a filing each, patterns that compile.
+    import json
+    import re
+
+    from weaverbird_eval.datasets import FRESH_QUESTIONS
+
+    rows = [json.loads(line) for line in FRESH_QUESTIONS.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 20 and len({r["id"] for r in rows}) == len(rows)
+    for row in rows:
+        assert row["question"].strip() and row["doc_name"] and row["page_has"]
+        for pattern in row["page_has"]:
+            re.compile(pattern)
+
+
+def test_fresh_gold_pages_are_the_pages_holding_every_pattern(tiny_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    fresh = tiny_data / "fresh.jsonl"
+    fresh.write_text(
+        json.dumps(
+            {"id": "f1", "question": "ACME capex?", "doc_name": "ACME_2022_10K", "page_has": ["capital", "warehouse"]}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(datasets, "FRESH_QUESTIONS", fresh)
+    evalset = datasets.load("financebench-fresh", tiny_data)
+    assert [q.relevant for q in evalset.queries] == [frozenset({"ACME_2022_10K#p6"})]
+    assert evalset.corpus_label == f"financebench-{len(evalset.units)}"  # shares the corpus's cached vectors
+    fresh.write_text(fresh.read_text().replace("warehouse", "no such words"), encoding="utf-8")
+    with pytest.raises(ValueError, match="no page"):
+        datasets.load("financebench-fresh", tiny_data)

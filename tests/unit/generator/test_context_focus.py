@@ -131,3 +131,20 @@ def test_a_chinese_question_finds_the_english_line_through_the_glossary() -> Non
 def test_quarters_match_across_languages() -> None:
     assert {"§q3", "§net_income"} <= terms("Harbor Bay Bank 2024年第三季度的净利润是多少？")
     assert {"§q3", "§net_income"} <= terms("Net income in the third quarter (Q3 2024)")
+
+
+def test_a_ratio_keeps_the_rows_it_is_computed_from() -> None:
+    # "quick ratio" shares no word with the rows it is computed from; the glossary names them.
+    sheet = (
+        "Goodwill 1,204 1,180\n"
+        "Deferred income taxes 311 290\n"
+        "Operating lease assets 845 812\n"
+        "Other long-term liabilities 1,020 990\n"
+        "Retained earnings 12,400 11,900\n"
+        "Total current assets 9,210 8,544\n"
+        "Total current liabilities 4,130 4,020"
+    )
+    out = focus("What was Acme's quick ratio in 2022?", [Passage(1, "ACME_2022_10K", sheet, "s")], 20)
+    assert "Total current assets 9,210" in out[0].text
+    assert "Total current liabilities 4,130" in out[0].text
+    assert "Goodwill" not in out[0].text

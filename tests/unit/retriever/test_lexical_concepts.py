@@ -65,4 +65,6 @@ def test_ratio_line_items_weigh_less_than_the_questions_own_concepts() -> None:
     expanded = encoder().query("quick ratio", expand=True)
     extra = [v for i, v in zip(expanded.indices, expanded.values, strict=True) if i not in set(plain.indices)]
     assert 1.0 in extra  # the ratio's own concept
-    assert extra.count(COMPONENT_WEIGHT) == 5  # current assets / liabilities, cash, receivables, inventory
+    assert (
+        extra.count(COMPONENT_WEIGHT) == 6
+    )  # current assets / liabilities, cash, receivables, inventory, balance sheet

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from weaverbird_common.docs.chunker import count_tokens, split_sentences
-from weaverbird_common.glossary import concepts
+from weaverbird_common.glossary import components, concepts
 from weaverbird_common.questions import CJK_CLASS
 
 from weaverbird_generator.prompt import Passage
@@ -224,7 +224,9 @@ def focus(question: str, passages: Sequence[Passage], budget_tokens: int) -> lis
         return list(passages)
     per_passage = [_units(i, p.text) for i, p in enumerate(passages)]
     units = [u for group in per_passage for u in group]
-    _score(units, terms(question), [p.title for p in passages])
+    # A ratio's line items count as asked: "quick ratio" needs the current assets and liabilities rows.
+    asked = terms(question)
+    _score(units, asked | components(asked), [p.title for p in passages])
     best = max((u.score for u in units), default=0.0)
     if best <= 0:
         return _starts(passages, budget_tokens)

@@ -127,6 +127,9 @@ class SearchOptions:
     fusion: FusionKind = "dbsf"
     prefetch: int = 50
     lexical_weight: float = 1.0
+    # Hybrid questions also search the glossary concepts they name (lexical.LexicalEncoder.query); off
+    # only to measure what that adds.
+    concepts: bool = True
     # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.
     exclude: Mapping[str, FilterValue] = field(default_factory=dict)
 

@@ -280,7 +280,9 @@ class EdgeStore:
             if options.mode != "dense" and not self._lexical:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             lexical = (
-                encoder().query(options.text, expand=options.mode == "hybrid") if options.mode != "dense" else None
+                encoder().query(options.text, expand=options.mode == "hybrid" and options.concepts)
+                if options.mode != "dense"
+                else None
             )
             request = qe.QueryRequest(
                 limit=k,

@@ -31,6 +31,9 @@ class Query:
     relevant: frozenset[str]  # unit ids
     # Dataset-specific extras the answer evaluation needs (FinanceBench answer, evidence, ...).
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    # The kind of question within its set (Fin-Eva file, TAT-QA answer source, FinanceBench question type):
+    # the retrieval report breaks its metrics down by it, since one kind can hold most of the misses.
+    part: str = ""
 
 
 @dataclass
@@ -86,7 +89,9 @@ def financebench(data: Path, max_pages: int | None = None, seed: int = 7) -> Eva
     for q in questions:
         relevant = frozenset(_page_id(e["doc_name"], e["evidence_page_num"]) for e in q["evidence"]) & kept
         if relevant:  # a few evidence pages are empty scans
-            queries.append(Query(q["financebench_id"], q["question"], relevant, extra=q))
+            queries.append(
+                Query(q["financebench_id"], q["question"], relevant, extra=q, part=q.get("question_type", ""))
+            )
     return EvalSet("financebench", "en", units, queries, note)
 
 
@@ -135,7 +140,9 @@ def tatqa(data: Path) -> EvalSet:
             if q.get("answer_from") in ("table", "table-text"):
                 relevant.add(f"{uid}#table")
             if relevant:
-                queries.append(Query(q["uid"], q["question"], frozenset(relevant), extra=q))
+                queries.append(
+                    Query(q["uid"], q["question"], frozenset(relevant), extra=q, part=q.get("answer_from", ""))
+                )
     return EvalSet("tatqa", "en", units, queries, f"{len(contexts)} dev contexts")
 
 
@@ -163,7 +170,8 @@ def fineva(data: Path) -> EvalSet:
                     continue
                 cid = "ctx-" + hashlib.sha1(context.encode()).hexdigest()[:12]
                 units.setdefault(cid, Unit(cid, "", context))
-                queries.append(Query(f"{name.split('.')[0]}:{row['id']}", question, frozenset({cid}), extra=row))
+                stem = name.split(".")[0]
+                queries.append(Query(f"{stem}:{row['id']}", question, frozenset({cid}), extra=row, part=stem))
     return EvalSet("fineva", "zh", list(units.values()), queries, f"{len(units)} distinct contexts")
 
 

@@ -31,6 +31,8 @@ class RetrievalRow:
     # The same metrics on each half of the queries (datasets.is_held_out): settings such as the fusion
     # weights are chosen on "tune" (held-out) and reported on "report" (dev), never on the same questions.
     halves: dict[str, dict[str, float]] = field(default_factory=dict)
+    # The same metrics per kind of question (datasets.Query.part), with the number of questions of each.
+    parts: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow]:
@@ -71,6 +73,9 @@ def evaluate_set(evalset: EvalSet, system_names: list[str]) -> list[RetrievalRow
             part = {q: r for q, r in units.items() if is_held_out(q) == keep}
             if part:
                 row.halves[half] = score(part, {q: relevant[q] for q in part})
+        for kind in sorted({q.part for q in evalset.queries if q.part}):
+            part = {q.id: units[q.id] for q in evalset.queries if q.part == kind}
+            row.parts[kind] = {**score(part, {q: relevant[q] for q in part}), "queries": len(part)}
         m = row.metrics
         print(
             f"[{evalset.name}/{name}] {row.queries} queries, {row.chunks} chunks: "
@@ -95,6 +100,18 @@ def markdown(rows: list[RetrievalRow]) -> str:
             f"{m['R@1']:.3f} | {m['R@3']:.3f} | {m['R@5']:.3f} | {m['R@10']:.3f} | {m['MAP@10']:.3f} | "
             f"{m['MRR']:.3f} | {m['nDCG@10']:.3f} | {r.query_ms_p50:.1f} |"
         )
+    if any(r.parts for r in rows):
+        lines += [
+            "",
+            "| dataset | system | kind of question | questions | R@1 | R@5 | R@10 | MRR |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            for kind, m in r.parts.items():
+                lines.append(
+                    f"| {r.dataset} | {r.system} | {kind} | {int(m['queries'])} | {m['R@1']:.3f} | {m['R@5']:.3f} | "
+                    f"{m['R@10']:.3f} | {m['MRR']:.3f} |"
+                )
     lines += [
         "",
         "| dataset (chunks) | system | k | P@k | R@k | F1@k | MAP@k | MAR@k |",

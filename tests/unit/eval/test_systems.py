@@ -44,6 +44,11 @@ def test_retrieval_command_scores_bm25_and_an_embedder_on_every_dataset(tiny_dat
     fb = {r["system"]: r["metrics"] for r in rows if r["dataset"] == "financebench"}
     assert fb["bm25"]["R@1"] == pytest.approx(1.0)  # every question names its page's words
     assert "| fineva | zh |" in (out / "retrieval.md").read_text()
+    # Metrics per kind of question: every Fin-Eva file's questions counted once, each with its own scores.
+    fineva = next(r for r in rows if r["dataset"] == "fineva" and r["system"] == "bm25")
+    assert sum(m["queries"] for m in fineva["parts"].values()) == len(datasets.load("fineva", tiny_data).queries)
+    assert all(0.0 <= m["R@5"] <= 1.0 for m in fineva["parts"].values())
+    assert "| kind of question |" in (out / "retrieval.md").read_text()
     assert (out / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
 
 

@@ -114,6 +114,8 @@ class AnswerRecord:
     prompt_tokens: int = 0
     cached_tokens: int = 0
     withheld: bool = False  # the "replace" policy showed the insufficient-information answer instead
+    routed_task: str = ""  # the task the question was routed to (lookup, calculation, extraction, analysis)
+    task: str = ""  # the task that answered (a calculation that did not verify falls back to lookup)
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -239,12 +241,14 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     first = 0.0
     tokens: list[str] = []
     route = "local"
+    routed_task = ""
     citations: list[Any] = []
     done = None
     for event in stub.AskStream(request, timeout=900):
         kind = event.WhichOneof("event")
         if kind == "route":
             route = "web" if event.route.route == orchestrator_pb2.ROUTE_WEB else "local"
+            routed_task = _task_name(event.route.task)
         elif kind == "token":
             first = first or time.perf_counter()
             tokens.append(event.token)
@@ -282,7 +286,15 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         ttft_seconds=round(first - start, 1) if first else 0.0,
         prompt_tokens=done.prompt_tokens,
         cached_tokens=done.cached_tokens,
+        routed_task=routed_task,
+        task=_task_name(done.task),
     )
+
+
+def _task_name(task: int) -> str:
+    from weaverbird.v1 import common_pb2
+
+    return common_pb2.Task.Name(task).removeprefix("TASK_").lower()  # type: ignore[arg-type]
 
 
 def main(args: argparse.Namespace) -> int:

@@ -55,3 +55,32 @@ def test_every_component_is_a_concept_of_the_glossary() -> None:
     for ratio, parts in _COMPONENTS.items():
         assert ratio in _ENTRIES
         assert all(part in _ENTRIES for part in parts)
+
+
+def test_every_wording_of_a_concept_needs_whole_words() -> None:
+    # Each alternative of a concept is bounded by non-letters, not only the first and the last one.
+    assert "§debt" in concepts("Total debt rose")
+    assert "§debt" not in concepts("Subtotal debt rose")
+    assert "§revenue" not in concepts("the subtotal sales line")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Net sales and cost of sales; gross profit margin improved. Purchases of property, plant and equipment.",
+        "CONSOLIDATED BALANCE SHEETS Total current assets Total current liabilities Long-term debt Goodwill",
+        "2024年第三季度营业收入同比增长，归母净利润下降，经营活动产生的现金流量净额为正",
+        "Quick ratio, working capital, days payable outstanding and return on average equity (ROE)",
+    ],
+)
+def test_the_one_pass_scan_finds_what_a_search_per_concept_finds(text: str) -> None:
+    import re
+
+    lowered = text.lower()
+    expected = {
+        f"§{name}"
+        for name, (english, chinese) in _ENTRIES.items()
+        if re.search(rf"(?<![a-z])(?:{english})(?![a-z])", lowered) or any(term in text for term in chinese)
+    }
+    assert concepts(text) == expected
+    assert expected  # the texts do mention concepts

@@ -108,9 +108,13 @@ _ENTRIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "full_year": (r"full[- ]year|fiscal year|annual", ("全年", "年度")),
 }
 
-_PATTERNS = [
-    (f"§{name}", re.compile(rf"(?<![a-z]){english}(?![a-z])"), chinese) for name, (english, chinese) in _ENTRIES.items()
-]
+# Every chunk of the knowledge base goes through concepts(), so the text is scanned once: one pattern finds
+# where any concept's English wording starts (a word boundary before, one after), and only there is each
+# concept's own pattern tried (66 separate searches of a chunk cost about five times as much).
+_AT = [(f"§{name}", re.compile(rf"(?:{english})(?![a-z])"), chinese) for name, (english, chinese) in _ENTRIES.items()]
+_ANY_START = re.compile(
+    r"(?<![a-z])(?=(?:" + "|".join(f"(?:{english})" for english, _ in _ENTRIES.values()) + r")(?![a-z]))"
+)
 
 
 # What a ratio or derived figure is computed from (standard definitions): a question naming the ratio
@@ -142,10 +146,11 @@ _COMPONENTS: dict[str, tuple[str, ...]] = {
 def concepts(text: str) -> set[str]:
     """ "§revenue", "§q3", … for every glossary concept `text` mentions, in either language."""
     lowered = text.lower()
+    starts = [m.start() for m in _ANY_START.finditer(lowered)]
     return {
         concept
-        for concept, english, chinese in _PATTERNS
-        if english.search(lowered) or any(term in text for term in chinese)
+        for concept, english, chinese in _AT
+        if any(term in text for term in chinese) or any(english.match(lowered, at) for at in starts)
     }
 
 

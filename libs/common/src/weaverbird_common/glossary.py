@@ -156,5 +156,10 @@ def concepts(text: str) -> set[str]:
 
 def components(found: set[str]) -> set[str]:
     """The line items the ratios among `found` ("§quick_ratio", …) are computed from, less those already found."""
-    parts = {f"§{part}" for concept in found for part in _COMPONENTS.get(concept.removeprefix("§"), ())}
+    parts = {
+        f"§{part}"
+        for concept in found
+        if concept.startswith("§")  # callers may pass other terms beside the concepts
+        for part in _COMPONENTS.get(concept.removeprefix("§"), ())
+    }
     return parts - found

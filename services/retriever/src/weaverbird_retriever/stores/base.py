@@ -133,6 +133,12 @@ class SearchOptions:
     # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.
     exclude: Mapping[str, FilterValue] = field(default_factory=dict)
 
+    @property
+    def expands_concepts(self) -> bool:
+        """Whether the lexical query adds the question's concepts: hybrid questions only; lexical mode
+        stays a literal look-up."""
+        return self.mode == "hybrid" and self.concepts
+
 
 @dataclass(frozen=True)
 class CollectionStats:

@@ -279,11 +279,7 @@ class EdgeStore:
             dense = as_vector(vector, dim)
             if options.mode != "dense" and not self._lexical:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
-            lexical = (
-                encoder().query(options.text, expand=options.mode == "hybrid" and options.concepts)
-                if options.mode != "dense"
-                else None
-            )
+            lexical = encoder().query(options.text, options.expands_concepts) if options.mode != "dense" else None
             request = qe.QueryRequest(
                 limit=k,
                 filter=flt,

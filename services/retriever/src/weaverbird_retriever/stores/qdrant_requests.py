@@ -100,7 +100,7 @@ def _query(dense: list[float], k: int, flt: models.Filter | None, options: Searc
     """query / using / prefetch arguments of query_points for the mode."""
     if options.mode == "dense":
         return {"query": dense}
-    lex = encoder().query(options.text, expand=options.mode == "hybrid" and options.concepts)
+    lex = encoder().query(options.text, options.expands_concepts)
     sparse = models.SparseVector(indices=lex.indices, values=lex.values)
     if options.mode == "lexical":
         return {"query": sparse, "using": LEXICAL_VECTOR}

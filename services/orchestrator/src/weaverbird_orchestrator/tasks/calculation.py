@@ -11,13 +11,13 @@ The model's output format (tasks/figures.py in the generator):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
 from weaverbird_orchestrator.tasks.formula import FormulaError, evaluate, is_percent_scaled, is_ratio, letters
-from weaverbird_orchestrator.tasks.llm import Generator, complete
+from weaverbird_orchestrator.tasks.llm import Generator
 
 _FIGURE_LINE = re.compile(
     r"^\s*[-*]?\s*\**(?P<letter>[A-Z])\**\s*[:：.)]\s*(?P<label>.*?)\s*[=＝:：]\s*(?P<text>.+?)\s*"
@@ -91,6 +91,11 @@ def _figure(letter: str, label: str, text: str, passage: int, passages: Sequence
     return CalcFigure(letter, label, text, passage, f.raw, f.scale, f.percent)
 
 
+def _value_key(f: CalcFigure) -> tuple[int, float, float, bool]:
+    """What makes two figures the same number of the same passage."""
+    return (f.passage, f.value, f.scale, f.percent)
+
+
 def reused_figure(figures: Sequence[CalcFigure], formula: str) -> str:
     """Why the calculation reads one number of a passage as two items ("" when it does not): a small
     model asked for "2023 vs 2022" copies the one figure it found into both lines (A = B = 7.09亿元 [1],
@@ -101,7 +106,7 @@ def reused_figure(figures: Sequence[CalcFigure], formula: str) -> str:
     for f in figures:
         if f.letter not in letters(formula):
             continue
-        key = (f.passage, f.value, f.scale, f.percent)
+        key = _value_key(f)
         if key in seen:
             return f"{seen[key]} and {f.letter} are the same figure ({f.text}) of passage [{f.passage}]"
         seen[key] = f.letter
@@ -156,13 +161,25 @@ def result_unit(figures: Sequence[CalcFigure], formula: str, scale: float) -> st
     return " ".join(x for x in (currency.group(1) if currency else "", _SCALE_NAMES.get(scale, "")) if x)
 
 
+def figures_header(language: str) -> str:
+    return "数据：\n" if language == "zh" else "Figures:\n"
+
+
+def figure_line(f: CalcFigure, language: str) -> str:
+    """One figure as the answer shows it, with its citation."""
+    if language == "zh":
+        return f"{f.letter}（{f.label}）= {f.text} [{f.passage}]"
+    return f"{f.letter} ({f.label}) = {f.text} [{f.passage}]"
+
+
+def calculation_line(formula: str, result_text: str, language: str) -> str:
+    return f"计算：{formula} = {result_text}" if language == "zh" else f"Calculation: {formula} = {result_text}"
+
+
 def render(figures: Sequence[CalcFigure], formula: str, result_text: str, language: str) -> str:
     """The answer: each figure with its citation, the formula, the result computed in code."""
-    if language == "zh":
-        lines = [f"{f.letter}（{f.label}）= {f.text} [{f.passage}]" for f in figures]
-        return "数据：\n" + "\n".join(lines) + f"\n计算：{formula} = {result_text}"
-    lines = [f"{f.letter} ({f.label}) = {f.text} [{f.passage}]" for f in figures]
-    return "Figures:\n" + "\n".join(lines) + f"\nCalculation: {formula} = {result_text}"
+    lines = "\n".join(figure_line(f, language) for f in figures)
+    return f"{figures_header(language)}{lines}\n{calculation_line(formula, result_text, language)}"
 
 
 def compute(output: str, passages: Sequence[str], language: str) -> CalculationOutcome:
@@ -204,14 +221,67 @@ def compute(output: str, passages: Sequence[str], language: str) -> CalculationO
     )
 
 
-async def calculate(
+class FigureReader:
+    """Reads the figures step's output as the model writes it and hands out each figure line as soon as it
+    is checked against its passage, so a client sees the first figure long before the formula (a small
+    model on a CPU writes about 9 tokens a second). Only what compute() would also accept comes out: it
+    stops at the first line that fails its check, repeats an earlier figure (the "one figure read as two
+    items" slip) or ends the figures (the formula, "Missing: ...")."""
+
+    def __init__(self, passages: Sequence[str]) -> None:
+        self._passages = passages
+        self._pending = ""
+        self._letters: set[str] = set()
+        self._values: set[tuple[int, float, float, bool]] = set()
+        self._stopped = False
+        self.text = ""  # everything fed so far
+
+    def feed(self, piece: str) -> list[CalcFigure]:
+        """The figures verified by the lines this piece completes (often none)."""
+        self.text += piece
+        self._pending += piece
+        *lines, self._pending = self._pending.split("\n")
+        return [f for line in lines if (f := self._read(line)) is not None]
+
+    def finish(self) -> list[CalcFigure]:
+        """The figure on a last line the model ended without a newline, if any."""
+        line, self._pending = self._pending, ""
+        return [f] if (f := self._read(line)) is not None else []
+
+    def _read(self, line: str) -> CalcFigure | None:
+        if self._stopped or not line.strip():
+            return None
+        m = _FIGURE_LINE.match(line)
+        if m is None:
+            # The formula or "Missing: ..." ends the figures; other prose is skipped, as parse_output does.
+            self._stopped = bool(_FORMULA_LINE.match(line)) or line.strip().lower().startswith("missing")
+            return None
+        if m.group("letter") in self._letters:
+            return None  # parse_output keeps the first line of a letter
+        checked = _figure(m.group("letter"), m.group("label"), m.group("text"), int(m.group("passage")), self._passages)
+        if isinstance(checked, str) or _value_key(checked) in self._values:
+            self._stopped = True
+            return None
+        self._letters.add(checked.letter)
+        self._values.add(_value_key(checked))
+        return checked
+
+
+async def read_calculation(
     generator: Generator,
     question: str,
     passages: list[Passage],
     language: str,
     examples: Sequence[Example] = (),
-) -> CalculationOutcome:
-    """One model call for the figures and formula, then compute(); never raises on bad model output."""
-    completion = await complete(generator, "figures", question, passages, language, examples=examples)
+) -> AsyncIterator[CalcFigure | CalculationOutcome]:
+    """One model call for the figures and formula: yields each figure once it is verified, then the
+    outcome of compute() over the whole output. Never raises on bad model output."""
     texts = [f"{p.title}\n{p.heading}\n{p.text}" for p in passages]
-    return compute(completion.text, texts, language)
+    reader = FigureReader(texts)
+    async for item in generator.generate(question, passages, language, 0.0, 0, task="figures", examples=examples):
+        if isinstance(item, str):
+            for figure in reader.feed(item):
+                yield figure
+    for figure in reader.finish():
+        yield figure
+    yield compute(reader.text, texts, language)

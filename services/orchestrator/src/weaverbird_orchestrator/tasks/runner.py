@@ -32,7 +32,14 @@ from weaverbird_orchestrator.events import (
 )
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer
 from weaverbird_orchestrator.settings import OrchestratorSettings
-from weaverbird_orchestrator.tasks.calculation import calculate
+from weaverbird_orchestrator.tasks.calculation import (
+    CalcFigure,
+    CalculationOutcome,
+    calculation_line,
+    figure_line,
+    figures_header,
+    read_calculation,
+)
 from weaverbird_orchestrator.tasks.chart import ChartSpec, chart_spec
 from weaverbird_orchestrator.tasks.examples import default_bank
 from weaverbird_orchestrator.tasks.extraction import extract_json, keys_from_question
@@ -128,24 +135,47 @@ class TaskRunner:
         return self._answer(params, retrieval, start)
 
     async def _calculation(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
-        """The model copies the figures (with their passages) and a formula; code computes the result."""
+        """The model copies the figures (with their passages) and a formula; code computes the result. Each
+        figure is shown as soon as it is found in its passage; the result follows the formula."""
         decision, context = retrieval.decision, retrieval.for_model()
         generator = MeteredGenerator(self._generator)
         step = time.perf_counter()
-        outcome = await calculate(
+        shown: list[CalcFigure] = []
+        outcome: CalculationOutcome | None = None
+        async for item in read_calculation(
             generator, params.question, context, params.language, self._examples(Task.CALCULATION, params)
-        )
+        ):
+            if isinstance(item, CalculationOutcome):
+                outcome = item
+            else:
+                if not shown:
+                    decision.timings.first_token_ms = _ms_since(step)
+                yield TokenEvent(
+                    ("" if shown else figures_header(params.language)) + figure_line(item, params.language) + "\n"
+                )
+                shown.append(item)
+        assert outcome is not None, "read_calculation ends with its outcome"
         detail = outcome.error or f"{outcome.formula} = {outcome.result_text}"
         yield Stage("compute", 1, _ms_since(step), detail, passed=not outcome.error)
         if outcome.error:
-            # Nothing the code could verify and compute: answer directly, checked like any lookup.
-            async for event in self._answer(params, retrieval, start):
+            # Nothing the code could verify and compute: answer directly, checked like any lookup, after
+            # the figures already shown (each was found in the passage it cites).
+            first_token_ms = decision.timings.first_token_ms
+            async for event in self._after_figures(self._answer(params, retrieval, start), shown, generator, params):
+                if isinstance(event, DoneEvent) and shown:
+                    event.decision.timings.first_token_ms = first_token_ms  # the first figure's, not the answer's
                 yield event
             return
         decision.timings.generate_ms = _ms_since(step)
         decision.timings.total_ms = _ms_since(start)
-        yield TokenEvent(outcome.answer)
-        yield CitationsEvent(context, {f.passage for f in outcome.figures})
+        late = [f for f in outcome.figures if f.letter not in {s.letter for s in shown}]
+        lines = "".join(figure_line(f, params.language) + "\n" for f in late)
+        yield TokenEvent(
+            ("" if shown else figures_header(params.language))
+            + lines
+            + calculation_line(outcome.formula, outcome.result_text, params.language)
+        )
+        yield CitationsEvent(context, {f.passage for f in [*shown, *outcome.figures]})
         yield FurtherReadingEvent(retrieval.further_reading())
         # Each figure was found in the passage it cites; the result is computed from them.
         telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="supported").inc()
@@ -158,6 +188,32 @@ class TaskRunner:
             task=params.task,
             extras=TaskExtras(calculation=outcome),
         )
+
+    @staticmethod
+    async def _after_figures(
+        events: AsyncIterator[AskEvent], shown: list[CalcFigure], figures_step: MeteredGenerator, params: AskParams
+    ) -> AsyncIterator[AskEvent]:
+        """The fallback answer's events after the figures already streamed: its citations also mark the
+        figures' passages, a replacement keeps the figures, and the done event counts both model calls."""
+        prefix = "".join(figure_line(f, params.language) + "\n" for f in shown)
+        if prefix:
+            prefix = figures_header(params.language) + prefix + "\n"
+            yield TokenEvent("\n")
+        async for event in events:
+            if isinstance(event, CitationsEvent):
+                event = CitationsEvent(event.passages, event.cited | {f.passage for f in shown})
+            elif isinstance(event, DoneEvent):
+                g, f = event.generation, figures_step.done()
+                generation = GenerationDone(
+                    g.finish_reason,
+                    g.prompt_tokens + f.prompt_tokens,
+                    g.completion_tokens + f.completion_tokens,
+                    g.model_id or f.model_id,
+                    g.cached_tokens + f.cached_tokens,
+                )
+                replacement = prefix + event.replacement if event.replacement and prefix else event.replacement
+                event = dataclasses.replace(event, generation=generation, replacement=replacement)
+            yield event
 
     async def _extraction(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         """JSON with the requested keys, validated (and repaired once); an invalid result says so."""

@@ -1,0 +1,163 @@
+"""A calculation streams each figure as soon as its line is written and found in its passage, then the
+result computed in code; when the calculation fails, the checked lookup answer follows the figures."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+from weaverbird_orchestrator.catalog import Catalog
+from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, PromptPrepared, Stage, Task
+from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, TokenEvent
+from weaverbird_orchestrator.flow import QuestionFlow
+from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.tasks.calculation import FigureReader, compute
+
+PASSAGES = [
+    "Revenue: USD 1,284.6 million, up 16.5% from USD 1,102.9 million in fiscal 2023. Gross margin 41.2%.",
+    "Cash from operations was USD 1.27 billion.",
+]
+GOOD = (
+    "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: (A - B) / B * 100"
+)
+
+
+def _pieces(text: str, size: int = 7) -> list[str]:
+    """The output cut as a model streams it: pieces that end mid-line and mid-number."""
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _read(output: str) -> list[str]:
+    reader = FigureReader(PASSAGES)
+    letters = [f.letter for piece in _pieces(output) for f in reader.feed(piece)]
+    return letters + [f.letter for f in reader.finish()]
+
+
+def test_each_figure_comes_out_once_its_line_is_complete_and_verified() -> None:
+    reader = FigureReader(PASSAGES)
+    assert reader.feed("A: revenue 2024 = USD 1,284.6 mil") == []  # the line may still change
+    (a,) = reader.feed("lion [1]\nB: revenue")
+    assert (a.letter, a.text, a.passage) == ("A", "USD 1,284.6 million", 1)
+    assert [f.letter for f in reader.feed(" 2023 = USD 1,102.9 million [1]\nFormula: (A - B) / B * 100")] == ["B"]
+    assert reader.finish() == []
+    assert reader.text.endswith("Formula: (A - B) / B * 100")
+
+
+def test_the_reader_stops_where_compute_would_refuse() -> None:
+    in_no_passage = (
+        "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 999.0 million [1]\nC: x = 41.2% [1]"
+    )
+    assert _read(in_no_passage) == ["A"]
+    one_figure_twice = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,284.6 million [1]"
+    assert _read(one_figure_twice) == ["A"]
+    assert _read("Missing: revenue 2023\nA: revenue 2024 = USD 1,284.6 million [1]") == []
+    assert _read("Here are the figures.\n" + GOOD) == ["A", "B"]  # prose is skipped, as parse_output does
+    assert _read(GOOD + "\nC: margin = 41.2% [1]") == ["A", "B"]  # nothing after the formula
+    assert _read("A: cash = USD 1.27 billion [2]") == ["A"]  # a last line without a newline
+
+
+def test_streamed_figures_are_the_ones_compute_uses() -> None:
+    outcome = compute(GOOD, PASSAGES, "en")
+    reader = FigureReader(PASSAGES)
+    streamed = [f for piece in _pieces(GOOD, 3) for f in reader.feed(piece)] + reader.finish()
+    assert streamed == list(outcome.figures)
+
+
+def _passage(n: int, text: str) -> Passage:
+    return Passage(f"p{n}", text, 0.9 - n / 10, f"doc-{n}", f"Note {n}", f"s{n}", 0, "local")
+
+
+class ScriptedPeers:
+    """One strong local KB; the model writes `figures` for the figures step and `answer` otherwise."""
+
+    def __init__(self, figures: str, answer: str) -> None:
+        self.figures = figures
+        self.answer = answer
+        self.calls: list[str] = []
+
+    async def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0]
+
+    async def embedder_model(self) -> str:
+        return "fake"
+
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+    ) -> list[Passage]:
+        return [_passage(n, t) for n, t in enumerate(PASSAGES, start=1)][:k]
+
+    async def catalog(self) -> Catalog:
+        return Catalog()
+
+    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[0.9, 0.1] for _ in texts]
+
+    async def generate(
+        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int, **kw: Any
+    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
+        task = kw.get("task", "")
+        self.calls.append(task)
+        yield PromptPrepared(90, 40, 120, tuple(range(1, len(passages) + 1)))
+        for piece in _pieces(self.figures if task == "figures" else self.answer):
+            yield piece
+        yield GenerationDone("stop", 100, 10, "fake-model", cached_tokens=60)
+
+
+async def _ask(peers: ScriptedPeers) -> list[object]:
+    settings = OrchestratorSettings(
+        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", few_shot_examples=0
+    )
+    params = AskParams(
+        question="How much did revenue grow from 2023 to 2024?",
+        top_k=2,
+        top_j=2,
+        threshold=0.1,
+        filters={},
+        filters_from_question=False,
+        language="en",
+        task=Task.CALCULATION,
+    )
+    return [event async for event in QuestionFlow(peers, settings).ask(params)]
+
+
+def _text(events: list[object]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TokenEvent))
+
+
+async def test_figures_stream_before_the_result_and_the_answer_reads_as_before() -> None:
+    events = await _ask(ScriptedPeers(GOOD, "unused"))
+    kinds = [type(e).__name__ for e in events]
+    # The figures arrive before the compute stage ends; the result after it.
+    assert kinds.index("TokenEvent") < kinds.index("Stage") < len(kinds) - 1 - kinds[::-1].index("TokenEvent")
+    assert _text(events) == compute(GOOD, PASSAGES, "en").answer
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported"
+    assert done.decision.timings.first_token_ms > 0
+
+
+async def test_a_failed_calculation_keeps_its_figures_and_adds_the_checked_answer() -> None:
+    no_formula = "A: revenue 2024 = USD 1,284.6 million [1]\nB: cash = USD 1.27 billion [2]\n"
+    peers = ScriptedPeers(no_formula, "Revenue grew 16.5% [1].")
+    events = await _ask(peers)
+    assert peers.calls == ["figures", ""]  # the lookup answer is the second model call
+    stage = next(e for e in events if isinstance(e, Stage))
+    assert not stage.passed and "formula" in stage.detail
+    assert _text(events) == (
+        "Figures:\nA (revenue 2024) = USD 1,284.6 million [1]\nB (cash) = USD 1.27 billion [2]\n"
+        "\nRevenue grew 16.5% [1]."
+    )
+    citations = next(e for e in events if isinstance(e, CitationsEvent))
+    assert citations.cited == {1, 2}  # [2] is cited only by a figure
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported"
+    assert (done.generation.prompt_tokens, done.generation.cached_tokens) == (200, 120)  # both calls
+
+
+async def test_a_withheld_fallback_answer_is_replaced_after_the_figures_shown() -> None:
+    no_formula = "A: revenue 2024 = USD 1,284.6 million [1]\n"
+    events = await _ask(ScriptedPeers(no_formula, "Revenue grew USD 300 million [1]."))
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "unsupported"
+    assert done.replacement.startswith("Figures:\nA (revenue 2024) = USD 1,284.6 million [1]\n\n")
+    assert done.replacement.endswith("insufficient to answer this question.")
+    assert "300" not in _text(events)  # the unsupported figure was never streamed

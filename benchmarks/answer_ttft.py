@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird.v1 import common_pb2, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_cli.commands import ingest
 from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
 
@@ -56,9 +56,14 @@ def ask(stub: Any, question: str) -> dict[str, Any]:
     answer: list[str] = []
     prompt_estimate = 0
     done = None
+    routed, compute = "", ""
     for event in stub.AskStream(orchestrator_pb2.AskRequest(question=question, temperature=0.01), timeout=900):
         kind = event.WhichOneof("event")
-        if kind == "prompt":
+        if kind == "route":
+            routed = common_pb2.Task.Name(event.route.task)
+        elif kind == "stage" and event.stage.stage == "compute":
+            compute = event.stage.detail
+        elif kind == "prompt":
             prompt_estimate = event.prompt.prompt_tokens
         elif kind == "token":
             first = first or time.perf_counter()
@@ -76,6 +81,10 @@ def ask(stub: Any, question: str) -> dict[str, Any]:
         "prompt_tokens_estimate": prompt_estimate,
         "cached_tokens": done.cached_tokens,
         "completion_tokens": done.completion_tokens,
+        # The task the router chose, and whether a calculation was computed or fell back to a lookup.
+        "task": routed,
+        "calculated": done.HasField("calculation"),
+        "compute": compute,  # the calculation's formula = result, or why none verified
     }
 
 
@@ -92,6 +101,10 @@ def summarize(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "cached_tokens_mean": sum(r["cached_tokens"] for r in asked) / len(asked),
         "correct": sum(bool(r["correct"]) for r in scored),
         "scored": len(scored),
+        "ttft_by_task": {
+            task: percentiles([r["ttft_ms"] for r in asked if r.get("task") == task])
+            for task in sorted({r.get("task", "") for r in asked})
+        },
         "samples": runs,
     }
 
@@ -137,7 +150,8 @@ def run_config(
                     r["correct"] = answer_correct(r["answer"], q.extra["answer"])
                     out["financebench"].append(r)
                     print(
-                        f"[{name}] financebench ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
+                        f"[{name}] financebench {r['task']} ttft {r['ttft_ms'] / 1000:.1f}s total "
+                        f"{r['total_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "
                         f"(cached {r['cached_tokens']}) correct={r['correct']}",
                         flush=True,
                     )
@@ -193,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"total p50 {s['total']['p50_ms'] / 1000:5.1f}s prompt {s['prompt_tokens_mean']:.0f} "
                 f"cached {s['cached_tokens_mean']:.0f} correct {s['correct']}/{s['scored']}"
             )
+            for task, t in s.get("ttft_by_task", {}).items():
+                print(f"{'':8s} {'':12s}   {task}: TTFT p50 {t['p50_ms'] / 1000:5.1f}s over {t['n']}")
     print(f"written: {path}")
     return 0
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from weaverbird_common.coverage import assess, name_candidates, period_covered
+from weaverbird_common.coverage import assess, company_names, name_candidates, period_covered, unknown_companies
 
 
 @pytest.mark.parametrize(
@@ -24,6 +24,35 @@ def test_name_candidates(question: str, names: list[str]) -> None:
     assert name_candidates(question) == names
 
 
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("What is the quantity of restructuring costs in AES Corporation's income statements?", ["AES"]),
+        ("Roughly how many times has AES Corporation sold its inventory in FY2022?", ["AES"]),
+        ("What is Kraft Heinz's FY2019 inventory turnover ratio?", ["Kraft Heinz"]),
+        ("Are JPM's gross margins historically consistent?", ["JPM"]),  # "Are" is a question word
+        ("What are American Water Works' total assets?", ["American Water Works"]),
+        ("What was the Coca-Cola Company's revenue?", ["Coca-Cola"]),
+        ("How did the Americas' revenue change?", []),  # a region: "the" and no legal form
+        ("What was the Company's revenue?", []),
+        ("In 2019, what was Best Buy's revenue?", ["Best Buy"]),
+        ("Is Verizon a capital intensive business based on FY 2022 data?", []),  # not written as a company's
+    ],
+)
+def test_company_names(question: str, names: list[str]) -> None:
+    assert company_names(question) == names
+
+
+def test_unknown_companies_are_the_names_no_catalog_entry_matches() -> None:
+    known = ["BESTBUY", "Best Buy", "ADOBE", "3M"]
+    assert unknown_companies("What is Kraft Heinz's inventory turnover?", known) == ["Kraft Heinz"]
+    assert unknown_companies("In 2019, what was Best Buy's revenue?", known) == []
+    assert unknown_companies("Among Adobe's segments, which grew fastest?", known) == []  # "Among" dropped
+    assert unknown_companies("Does 3M Company pay a dividend?", known) == []
+    # A catalog without companies cannot say one is missing.
+    assert unknown_companies("What is Kraft Heinz's inventory turnover?", []) == []
+
+
 def test_only_the_year_itself_counts_unless_the_next_years_filing_is_allowed() -> None:
     assert period_covered([2022, 2023], 2022)
     assert not period_covered([2023], 2022)
@@ -42,3 +71,5 @@ def test_assess_names_the_gap() -> None:
     unknown = assess({"year": 2018}, years, ["Zephyr"])
     assert not unknown.covered and "never mentions Zephyr" in unknown.reason
     assert assess({}, years, []).covered
+    missing = assess({"year": 2019}, years, ["Zephyr"], missing_companies=["Kraft Heinz"])
+    assert not missing.covered and missing.reason == "the knowledge base holds no document of Kraft Heinz"

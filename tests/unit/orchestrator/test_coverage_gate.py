@@ -66,12 +66,22 @@ async def test_a_year_the_company_has_no_document_for_goes_to_the_web() -> None:
 
 async def test_a_name_no_chunk_mentions_goes_to_the_web_and_known_words_do_not() -> None:
     peers = CatalogPeers({"ebitda"})
-    route, note = await _route(_flow(peers), "What was Zephyr Motors' EBITDA in 2023?")
+    route, note = await _route(_flow(peers), "What did Zephyr Motors report as EBITDA in 2023?")
     assert route == Route.WEB and "never mentions Zephyr, Motors" in note
     assert peers.lexical_lookups == ["Zephyr", "Motors"]  # EBITDA is finance vocabulary, not looked up
     peers = CatalogPeers({"borealis"})
     route, _ = await _route(_flow(peers), "What did the report say about Borealis?")
     assert route == Route.LOCAL  # the KB mentions it, even if no document is about it
+
+
+async def test_a_company_the_catalog_does_not_know_goes_to_the_web_even_if_chunks_mention_it() -> None:
+    # A filing names its suppliers and peers: the words are in the KB, no document is about Kestrel.
+    peers = CatalogPeers({"kestrel", "mining"})
+    route, note = await _route(_flow(peers), "What was Kestrel Mining's EBITDA in 2023?")
+    assert route == Route.WEB and "holds no document of Kestrel Mining" in note
+    assert peers.lexical_lookups == []  # the catalog decides; no look-up needed
+    route, _ = await _route(_flow(CatalogPeers(set())), "What were Aurora Devices Inc.'s net sales in FY2023?")
+    assert route == Route.LOCAL  # a catalog alias, written with its legal form
 
 
 async def test_the_gate_can_be_turned_off() -> None:

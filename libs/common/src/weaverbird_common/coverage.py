@@ -8,6 +8,9 @@ fiscal years the KB's documents are about. Two checks come from it:
   that year. (Letting a filing for year Y+1 count for Y, as its comparative, kept as many answerable
   FinanceBench questions local and sent fewer out-of-KB ones away: 0.43 against 0.67 on the dev half,
   `weaverbird eval route`; so only the year itself counts unless asked.)
+- unknown company: the question writes a name as a company's ("Kraft Heinz's inventory", "AES
+  Corporation") and the catalog, which knows the KB's companies, knows no such company. That a chunk
+  mentions the name proves little: a filing names its suppliers, peers and customers.
 - unknown name: the question names something proper-noun-like (a capitalised word that does not start
   the sentence, an acronym or ticker, "3M") that matches no catalog company and occurs in no chunk at
   all. Whether a name occurs anywhere in the KB is asked of the lexical index by the caller.
@@ -19,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from weaverbird_common.questions import normalize_company
+from weaverbird_common.questions import normalize_company, short_company_name
 
 # Capitalised words that are not names: question words and the finance vocabulary of titles and
 # acronyms. A name that slips through only costs a lexical look-up, since any word the KB contains
@@ -74,6 +77,67 @@ def names_to_look_up(question: str, known_names: Iterable[str], limit: int) -> l
     return [n for n in name_candidates(question) if normalize_company(n) not in known][:limit]
 
 
+# Words after a name that make it a company's ("AES Corporation", "3M Company"), and the possessive.
+_LEGAL_FORMS = frozenset(
+    "corporation corp inc incorporated company ltd limited plc holdings llc group".split()
+)  # fmt: skip
+_POSSESSIVE = re.compile(r"(?:'s|’s|(?<=s)'|(?<=s)’)$")
+_NAME_WORDS = 5  # longest company name in words that a question writes before "'s"
+
+
+def _capitalised(token: str) -> bool:
+    return (token[0].isupper() or token[0].isdigit()) and any(c.isupper() for c in token)
+
+
+def company_names(question: str) -> list[str]:
+    """Names an English question writes as a company's: before a possessive ("Kraft Heinz's") or a legal
+    form ("AES Corporation"), the run of capitalised words that ends there, legal form dropped. Question
+    words and finance terms end the run ("Are JPM's margins" gives "JPM"); "the" before it without a
+    legal form makes it a region or segment ("the Americas' revenue")."""
+    tokens = list(_WORD.finditer(question))
+    out: list[str] = []
+    for i, match in enumerate(tokens):
+        word = match.group()
+        base = _POSSESSIVE.sub("", word)
+        following = _POSSESSIVE.sub("", tokens[i + 1].group()).strip(".").lower() if i + 1 < len(tokens) else ""
+        adjacent = i + 1 < len(tokens) and not question[match.end() : tokens[i + 1].start()].strip()
+        if base == word and not (adjacent and following in _LEGAL_FORMS):
+            continue
+        run: list[str] = []
+        j, start = i, match.start()
+        while j >= 0 and len(run) < _NAME_WORDS:
+            token = _POSSESSIVE.sub("", tokens[j].group()).strip(".-'")
+            if not token or not _capitalised(token) or token.lower() in _NOT_NAMES or _PERIOD_TOKEN.match(token):
+                break
+            run.insert(0, token)
+            start = tokens[j].start()
+            if j == 0 or question[tokens[j - 1].end() : tokens[j].start()].strip():
+                break  # punctuation between two words: the name does not go on
+            j -= 1
+        legal = (adjacent and following in _LEGAL_FORMS) or base.lower() in _LEGAL_FORMS
+        if run and not legal and re.search(r"\bthe\s*$", question[:start], re.IGNORECASE):
+            continue  # "the Americas' revenue": a region or segment, not a company
+        name = short_company_name(" ".join(run)) if run else ""
+        if name and name.lower() not in _LEGAL_FORMS and name not in out:
+            out.append(name)
+    return out
+
+
+def unknown_companies(question: str, known_names: Iterable[str]) -> list[str]:
+    """The question's company names (company_names) that no catalog company or alias matches, also after
+    dropping leading words ("Among Adobe" is Adobe). Empty when the catalog knows no company at all: it
+    then cannot tell a missing company from a KB filed without company names."""
+    known = {normalize_company(n) for n in known_names} - {""}
+    if not known:
+        return []
+    out = []
+    for name in company_names(question):
+        words = name.split()
+        if not any(normalize_company(" ".join(words[k:])) in known for k in range(len(words))):
+            out.append(name)
+    return out
+
+
 def period_covered(company_years: Sequence[int], year: int, next_year: bool = False) -> bool:
     """Whether the KB has a document of the company for `year`, or (next_year) for the year after, whose
     filing reports `year` as its comparative.
@@ -96,9 +160,11 @@ def assess(
     company_years: Mapping[str, Sequence[int]],
     unknown_names: Iterable[str],
     next_year: bool = False,
+    missing_companies: Iterable[str] = (),
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
-    the catalog's years per company, and the names no KB chunk contains (looked up by the caller)."""
+    the catalog's years per company, the names no KB chunk contains (looked up by the caller) and the
+    companies the question names that the catalog does not know (unknown_companies)."""
     company = filters.get("company")
     year = filters.get("year")
     if company:
@@ -107,6 +173,9 @@ def assess(
             shown = ", ".join(str(y) for y in sorted(set(years)) if y)
             return Coverage(False, f"the knowledge base holds no {year} document of {company} (it has {shown})")
         return Coverage(True)
+    missing = list(missing_companies)
+    if missing:
+        return Coverage(False, f"the knowledge base holds no document of {', '.join(missing)}")
     unknown = list(unknown_names)
     if unknown:
         return Coverage(False, f"the knowledge base never mentions {', '.join(unknown)}")

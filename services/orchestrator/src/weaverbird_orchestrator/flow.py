@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
 
 from weaverbird_common import telemetry
-from weaverbird_common.coverage import assess, names_to_look_up
+from weaverbird_common.coverage import assess, names_to_look_up, unknown_companies
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
@@ -237,10 +237,14 @@ class QuestionFlow:
 
     async def _coverage_gap(self, params: AskParams, vector: list[float]) -> str:
         """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year of
-        a KB company it has no document for, or a name that no chunk mentions (weaverbird_common.coverage)."""
+        a KB company it has no document for, a company the catalog does not know, or a name that no chunk
+        mentions (weaverbird_common.coverage)."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
+            missing = unknown_companies(params.question, catalog.names)
+            if missing:
+                return assess(params.filters, catalog.years, [], missing_companies=missing).reason
             for name in names_to_look_up(params.question, catalog.names, self._s.coverage_max_names):
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):

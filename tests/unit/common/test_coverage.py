@@ -37,6 +37,9 @@ def test_name_candidates(question: str, names: list[str]) -> None:
         ("What was the Company's revenue?", []),
         ("In 2019, what was Best Buy's revenue?", ["Best Buy"]),
         ("Is Verizon a capital intensive business based on FY 2022 data?", []),  # not written as a company's
+        ("Let's compare revenue in 2021 and 2022. What's the change?", []),
+        ("What was Greater China's share of revenue?", []),  # a place
+        ("What does Management's Discussion say about Total Stockholders' Equity?", []),
     ],
 )
 def test_company_names(question: str, names: list[str]) -> None:
@@ -49,6 +52,8 @@ def test_unknown_companies_are_the_names_no_catalog_entry_matches() -> None:
     assert unknown_companies("In 2019, what was Best Buy's revenue?", known) == []
     assert unknown_companies("Among Adobe's segments, which grew fastest?", known) == []  # "Among" dropped
     assert unknown_companies("Does 3M Company pay a dividend?", known) == []
+    assert unknown_companies("What was AES Corporation's capex?", ["AES_CORPORATION"]) == []  # its short name
+    assert unknown_companies("What was McDonald's revenue?", ["MCDONALDS"]) == []  # the "'s" is the name's
     # A catalog without companies cannot say one is missing.
     assert unknown_companies("What is Kraft Heinz's inventory turnover?", []) == []
 

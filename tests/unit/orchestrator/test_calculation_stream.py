@@ -33,13 +33,14 @@ def _read(output: str) -> list[str]:
     return letters + [f.letter for f in reader.finish()]
 
 
-def test_each_figure_comes_out_once_its_line_is_complete_and_verified() -> None:
+def test_each_figure_comes_out_once_the_next_line_shows_it_is_not_repeated() -> None:
     reader = FigureReader(PASSAGES)
     assert reader.feed("A: revenue 2024 = USD 1,284.6 mil") == []  # the line may still change
-    (a,) = reader.feed("lion [1]\nB: revenue")
+    assert reader.feed("lion [1]\nB: revenue") == []  # A is held: B might repeat its figure
+    (a,) = reader.feed(" 2023 = USD 1,102.9 million [1]\n")
     assert (a.letter, a.text, a.passage) == ("A", "USD 1,284.6 million", 1)
-    assert [f.letter for f in reader.feed(" 2023 = USD 1,102.9 million [1]\nFormula: (A - B) / B * 100")] == ["B"]
-    assert reader.finish() == []
+    assert [f.letter for f in reader.feed("Formula: (A - B) / B * 100")] == []  # the formula line is not done
+    assert [f.letter for f in reader.finish()] == ["B"]
     assert reader.text.endswith("Formula: (A - B) / B * 100")
 
 
@@ -47,9 +48,10 @@ def test_the_reader_stops_where_compute_would_refuse() -> None:
     in_no_passage = (
         "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 999.0 million [1]\nC: x = 41.2% [1]"
     )
-    assert _read(in_no_passage) == ["A"]
+    assert _read(in_no_passage) == ["A"]  # A was checked on its own; nothing after B
+    # One figure read as two items: one of the labels is wrong, so neither figure is shown.
     one_figure_twice = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,284.6 million [1]"
-    assert _read(one_figure_twice) == ["A"]
+    assert _read(one_figure_twice) == []
     assert _read("Missing: revenue 2023\nA: revenue 2024 = USD 1,284.6 million [1]") == []
     assert _read("Here are the figures.\n" + GOOD) == ["A", "B"]  # prose is skipped, as parse_output does
     assert _read(GOOD + "\nC: margin = 41.2% [1]") == ["A", "B"]  # nothing after the formula
@@ -151,6 +153,8 @@ async def test_a_failed_calculation_keeps_its_figures_and_adds_the_checked_answe
     done = events[-1]
     assert isinstance(done, DoneEvent) and done.answer_check == "supported"
     assert (done.generation.prompt_tokens, done.generation.cached_tokens) == (200, 120)  # both calls
+    timings = done.decision.timings
+    assert 0 < timings.first_token_ms <= timings.generate_ms <= timings.total_ms
 
 
 async def test_a_withheld_fallback_answer_is_replaced_after_the_figures_shown() -> None:

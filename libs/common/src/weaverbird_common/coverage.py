@@ -32,13 +32,22 @@ _NOT_NAMES = frozenset(
     a an and are as at based be between by can compared could did do does during each for from give had
     has have how if in is it its of on or per please provide should than that the their this to using
     was were what when where which who why will with would according assuming calculate describe explain
-    list show state summarize tell
+    list show state summarize tell here there let
     usd eur gbp jpy cny rmb hkd fy q1 q2 q3 q4 h1 h2 ytd yoy qoq ttm ltm eps gaap ifrs ebit ebitda ebitda
     roe roa roic roce npl pe pb ps p/e cfo ceo cfo coo sec nyse nasdaq ipo esg r&d sg&a cogs capex opex
     dpo dso dio ccc fcf nii nim ir agm kpi kpis us u.s uk eu ai it mm bn k 10-k 10-q 8-k 10k 10q 8k
     january february march april may june july august september october november december
     annual quarterly fiscal year quarter non adjusted net total gross operating free cash flow revenue
     revenues income sales margin profit assets liabilities equity ratio balance sheet statement
+    management shareholders stockholders shareholder stockholder
+    """.split()
+)
+# Places written like a company in a question ("China's share of revenue"): never a KB company.
+_PLACES = frozenset(
+    """
+    america americas north south latin central europe european asia pacific china greater india japan
+    germany britain france canada mexico brazil emea apac africa middle east korea australia taiwan
+    singapore hong kong world
     """.split()
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.'\-]*")
@@ -117,6 +126,8 @@ def company_names(question: str) -> list[str]:
         legal = (adjacent and following in _LEGAL_FORMS) or base.lower() in _LEGAL_FORMS
         if run and not legal and re.search(r"\bthe\s*$", question[:start], re.IGNORECASE):
             continue  # "the Americas' revenue": a region or segment, not a company
+        if all(word.lower() in _PLACES for word in run):
+            continue
         name = short_company_name(" ".join(run)) if run else ""
         if name and name.lower() not in _LEGAL_FORMS and name not in out:
             out.append(name)
@@ -124,16 +135,19 @@ def company_names(question: str) -> list[str]:
 
 
 def unknown_companies(question: str, known_names: Iterable[str]) -> list[str]:
-    """The question's company names (company_names) that no catalog company or alias matches, also after
-    dropping leading words ("Among Adobe" is Adobe). Empty when the catalog knows no company at all: it
-    then cannot tell a missing company from a KB filed without company names."""
-    known = {normalize_company(n) for n in known_names} - {""}
+    """The question's company names (company_names) that no catalog company, its short name ("AES" for
+    AES_CORPORATION) or alias matches, also after dropping leading words ("Among Adobe" is Adobe).
+    Empty when the catalog knows no company at all: it then cannot tell a missing company from a KB
+    filed without company names."""
+    known = {normalize_company(m) for n in known_names for m in (n, short_company_name(n))} - {""}
     if not known:
         return []
     out = []
     for name in company_names(question):
         words = name.split()
-        if not any(normalize_company(" ".join(words[k:])) in known for k in range(len(words))):
+        tails = [normalize_company(" ".join(words[k:])) for k in range(len(words))]
+        # "McDonald's" lost its "'s" as a possessive: the company may be MCDONALDS.
+        if not any(t in known or t + "S" in known for t in tails):
             out.append(name)
     return out
 

@@ -242,7 +242,7 @@ class QuestionFlow:
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
-            missing = unknown_companies(params.question, catalog.names)
+            missing = unknown_companies(params.question, [*catalog.names, *self._s.known_companies])
             if missing:
                 return assess(params.filters, catalog.years, [], missing_companies=missing).reason
             for name in names_to_look_up(params.question, catalog.names, self._s.coverage_max_names):

@@ -222,49 +222,63 @@ def compute(output: str, passages: Sequence[str], language: str) -> CalculationO
 
 
 class FigureReader:
-    """Reads the figures step's output as the model writes it and hands out each figure line as soon as it
-    is checked against its passage, so a client sees the first figure long before the formula (a small
-    model on a CPU writes about 9 tokens a second). Only what compute() would also accept comes out: it
-    stops at the first line that fails its check, repeats an earlier figure (the "one figure read as two
-    items" slip) or ends the figures (the formula, "Missing: ...")."""
+    """Reads the figures step's output as the model writes it and hands out each figure once it is checked
+    against its passage, so a client sees the figures long before the formula (a small model on a CPU
+    writes about 9 tokens a second). A figure is held until the next line shows it is not the first of
+    the "one figure read as two items" slip (A = B = 7.09亿元 [1]: one of the two labels is wrong, so
+    neither is shown). The reader stops at the first line that fails the check compute() applies, at a
+    repeated figure, and at the end of the figures (the formula, "Missing: ...")."""
 
     def __init__(self, passages: Sequence[str]) -> None:
         self._passages = passages
         self._pending = ""
+        self._held: CalcFigure | None = None
         self._letters: set[str] = set()
         self._values: set[tuple[int, float, float, bool]] = set()
         self._stopped = False
         self.text = ""  # everything fed so far
 
     def feed(self, piece: str) -> list[CalcFigure]:
-        """The figures verified by the lines this piece completes (often none)."""
+        """The figures that the lines this piece completes let out (often none)."""
         self.text += piece
         self._pending += piece
         *lines, self._pending = self._pending.split("\n")
-        return [f for line in lines if (f := self._read(line)) is not None]
+        return [f for line in lines for f in self._read(line)]
 
     def finish(self) -> list[CalcFigure]:
-        """The figure on a last line the model ended without a newline, if any."""
+        """What is left at the end of the output: the last line's figure and the one held."""
         line, self._pending = self._pending, ""
-        return [f] if (f := self._read(line)) is not None else []
+        return [*self._read(line), *self._release()]
 
-    def _read(self, line: str) -> CalcFigure | None:
+    def _release(self) -> list[CalcFigure]:
+        held, self._held = self._held, None
+        return [held] if held is not None else []
+
+    def _stop(self, release: bool) -> list[CalcFigure]:
+        self._stopped = True
+        out = self._release()
+        return out if release else []
+
+    def _read(self, line: str) -> list[CalcFigure]:
         if self._stopped or not line.strip():
-            return None
+            return []
         m = _FIGURE_LINE.match(line)
         if m is None:
             # The formula or "Missing: ..." ends the figures; other prose is skipped, as parse_output does.
-            self._stopped = bool(_FORMULA_LINE.match(line)) or line.strip().lower().startswith("missing")
-            return None
+            ends = bool(_FORMULA_LINE.match(line)) or line.strip().lower().startswith("missing")
+            return self._stop(release=True) if ends else []
         if m.group("letter") in self._letters:
-            return None  # parse_output keeps the first line of a letter
+            return []  # parse_output keeps the first line of a letter
         checked = _figure(m.group("letter"), m.group("label"), m.group("text"), int(m.group("passage")), self._passages)
-        if isinstance(checked, str) or _value_key(checked) in self._values:
-            self._stopped = True
-            return None
+        if isinstance(checked, str):
+            return self._stop(release=True)  # the held figure was checked; this one fails on its own
+        if _value_key(checked) in self._values:
+            return self._stop(release=False)
         self._letters.add(checked.letter)
         self._values.add(_value_key(checked))
-        return checked
+        out = self._release()
+        self._held = checked
+        return out
 
 
 async def read_calculation(

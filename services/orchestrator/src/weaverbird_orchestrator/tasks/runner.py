@@ -160,12 +160,13 @@ class TaskRunner:
         if outcome.error:
             # Nothing the code could verify and compute: answer directly, checked like any lookup, after
             # the figures already shown (each was found in the passage it cites).
-            first_token_ms = decision.timings.first_token_ms
-            async for event in self._after_figures(self._answer(params, retrieval, start), shown, generator, params):
-                if isinstance(event, DoneEvent) and shown:
-                    event.decision.timings.first_token_ms = first_token_ms  # the first figure's, not the answer's
+            first_figure_ms = decision.timings.first_token_ms if shown else None
+            answer = self._answer(params, retrieval, start)
+            async for event in _after_figures(answer, shown, generator, params, step, first_figure_ms):
                 yield event
             return
+        if not shown:
+            decision.timings.first_token_ms = _ms_since(step)
         decision.timings.generate_ms = _ms_since(step)
         decision.timings.total_ms = _ms_since(start)
         late = [f for f in outcome.figures if f.letter not in {s.letter for s in shown}]
@@ -188,32 +189,6 @@ class TaskRunner:
             task=params.task,
             extras=TaskExtras(calculation=outcome),
         )
-
-    @staticmethod
-    async def _after_figures(
-        events: AsyncIterator[AskEvent], shown: list[CalcFigure], figures_step: MeteredGenerator, params: AskParams
-    ) -> AsyncIterator[AskEvent]:
-        """The fallback answer's events after the figures already streamed: its citations also mark the
-        figures' passages, a replacement keeps the figures, and the done event counts both model calls."""
-        prefix = "".join(figure_line(f, params.language) + "\n" for f in shown)
-        if prefix:
-            prefix = figures_header(params.language) + prefix + "\n"
-            yield TokenEvent("\n")
-        async for event in events:
-            if isinstance(event, CitationsEvent):
-                event = CitationsEvent(event.passages, event.cited | {f.passage for f in shown})
-            elif isinstance(event, DoneEvent):
-                g, f = event.generation, figures_step.done()
-                generation = GenerationDone(
-                    g.finish_reason,
-                    g.prompt_tokens + f.prompt_tokens,
-                    g.completion_tokens + f.completion_tokens,
-                    g.model_id or f.model_id,
-                    g.cached_tokens + f.cached_tokens,
-                )
-                replacement = prefix + event.replacement if event.replacement and prefix else event.replacement
-                event = dataclasses.replace(event, generation=generation, replacement=replacement)
-            yield event
 
     async def _extraction(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         """JSON with the requested keys, validated (and repaired once); an invalid result says so."""
@@ -319,6 +294,44 @@ class TaskRunner:
         )
         detail = f"{outcome.spec.type} chart" if outcome.spec else "no chart: " + "; ".join(outcome.errors)
         return Stage("chart", 1, _ms_since(step), detail, passed=outcome.spec is not None), outcome.spec
+
+
+async def _after_figures(
+    events: AsyncIterator[AskEvent],
+    shown: list[CalcFigure],
+    figures_step: MeteredGenerator,
+    params: AskParams,
+    step: float,
+    first_figure_ms: float | None,
+) -> AsyncIterator[AskEvent]:
+    """A failed calculation's lookup answer after the figures already streamed: its citations also mark
+    the figures' passages, a replacement keeps the figures, and the done event counts both model calls
+    and times generation from the figures step (the first token being the first figure, if one was shown)."""
+    answer_start_ms = _ms_since(step)
+    prefix = "".join(figure_line(f, params.language) + "\n" for f in shown)
+    if prefix:
+        prefix = figures_header(params.language) + prefix + "\n"
+        yield TokenEvent("\n")
+    async for event in events:
+        if isinstance(event, CitationsEvent):
+            event = CitationsEvent(event.passages, event.cited | {f.passage for f in shown})
+        elif isinstance(event, DoneEvent):
+            g, f = event.generation, figures_step.done()
+            generation = GenerationDone(
+                g.finish_reason,
+                g.prompt_tokens + f.prompt_tokens,
+                g.completion_tokens + f.completion_tokens,
+                g.model_id or f.model_id,
+                g.cached_tokens + f.cached_tokens,
+            )
+            timings = event.decision.timings
+            timings.generate_ms += answer_start_ms
+            timings.first_token_ms = (
+                first_figure_ms if first_figure_ms is not None else answer_start_ms + timings.first_token_ms
+            )
+            replacement = prefix + event.replacement if event.replacement and prefix else event.replacement
+            event = dataclasses.replace(event, generation=generation, replacement=replacement)
+        yield event
 
 
 def sub_question_params(params: AskParams, question: str, filters: dict[str, str | int]) -> AskParams:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from weaverbird_orchestrator.domain import Task
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer
+from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.tasks.examples import ExampleBank, default_bank, load_bank, request_part
 
 
@@ -32,6 +33,26 @@ def test_examples_are_chosen_by_similarity_within_task_and_language() -> None:
     assert [e.answer for e in bank.select(Task.CALCULATION, "zh", "增长率？", 5)] == ["z"]
     assert bank.select(Task.ANALYSIS, "en", "anything", 2) == []
     assert bank.select(Task.CALCULATION, "en", "What is the equity ratio?", 0) == []
+
+
+def test_fixed_examples_are_the_banks_first_whatever_the_question() -> None:
+    # The served default: a prompt prefix that never varies, so the model server's cache keeps it.
+    bank = ExampleBank.from_lines(
+        {
+            Task.CALCULATION: [
+                _line("en", "<information>x</information> What was the growth?", "g"),
+                _line("zh", "增长率是多少？", "z"),
+                _line("en", "<information>x</information> What is the debt ratio?", "d"),
+                _line("en", "<information>x</information> What is the margin?", "m"),
+            ]
+        }
+    )
+    assert [e.answer for e in bank.first(Task.CALCULATION, "en", 2)] == ["g", "d"]
+    assert [e.answer for e in bank.first(Task.CALCULATION, "zh", 2)] == ["z"]
+    assert bank.first(Task.ANALYSIS, "en", 2) == [] and bank.first(Task.CALCULATION, "en", 0) == []
+    assert OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1").few_shot_selection == (
+        "fixed"
+    )
 
 
 def test_the_examples_passages_do_not_count_towards_similarity() -> None:

@@ -137,7 +137,13 @@ class OrchestratorSettings(BaseServiceSettings):
         "request does not say: rules (instant), the model (one short call), or off (always lookup).",
     )
     few_shot_examples: int = Field(
-        2, ge=0, le=8, description="Worked examples (by similarity, same task and language) in task prompts."
+        2, ge=0, le=8, description="Worked examples (same task and language) in task prompts."
+    )
+    few_shot_selection: Literal["fixed", "similar"] = Field(
+        "fixed",
+        description="fixed: the first examples of each task's bank, the same for every question, so the model "
+        "server's prompt cache keeps them (a CPU reads ~250 example tokens in ~6 s); similar: the examples "
+        "most similar to the question (a prompt that varies after the task's rules).",
     )
     followup_rewrite: Literal["rules", "llm", "off"] = Field(
         "rules",

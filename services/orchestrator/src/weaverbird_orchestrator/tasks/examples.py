@@ -97,7 +97,8 @@ class _Pool:
 
 
 class ExampleBank:
-    """Worked examples per task, chosen by similarity to the question."""
+    """Worked examples per task: the first ones of a bank (a prompt prefix that never varies, so the model
+    server caches it) or the ones most similar to the question."""
 
     def __init__(self, entries: Mapping[Task, list[_Entry]]) -> None:
         self._pools = {
@@ -124,6 +125,11 @@ class ExampleBank:
     def count(self, task: Task, language: str) -> int:
         pool = self._pools.get((task, language))
         return len(pool.examples) if pool else 0
+
+    def first(self, task: Task, language: str, k: int) -> list[Example]:
+        """The first k examples of this task and language in the bank's order: the same for every question."""
+        pool = self._pools.get((task, language))
+        return pool.examples[: max(k, 0)] if pool else []
 
     def select(self, task: Task, language: str, question: str, k: int) -> list[Example]:
         """The k examples of this task and language most similar to the question, most similar first."""

@@ -123,6 +123,8 @@ class TaskRunner:
     def _examples(self, task: Task, params: AskParams) -> list[Example]:
         if not self._s.few_shot_examples:
             return []
+        if self._s.few_shot_selection == "fixed":
+            return default_bank().first(task, params.language, self._s.few_shot_examples)
         return default_bank().select(task, params.language, params.question, self._s.few_shot_examples)
 
     def run(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
+from weaverbird_common.docs.documents import Chunk, Document
+from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.domain import Passage, Route
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.web import WebGathering
 
 # A strong cosine on some other company's page: the case the cosine gate cannot catch.
 _HIT = Passage("p1", "Net sales were USD 512 million.", 0.80, "doc-1", "Aurora FY2023", "aurora.md", 0, "local")
@@ -82,6 +85,33 @@ async def test_a_company_the_catalog_does_not_know_goes_to_the_web_even_if_chunk
     assert peers.lexical_lookups == []  # the catalog decides; no look-up needed
     route, _ = await _route(_flow(CatalogPeers(set())), "What were Aurora Devices Inc.'s net sales in FY2023?")
     assert route == Route.LOCAL  # a catalog alias, written with its legal form
+
+
+class KestrelWeb:
+    """A web path whose one page is about Kestrel Mining."""
+
+    async def gather(self, question: str) -> WebGathering:
+        doc = Document("web-1", "Kestrel Mining results", "https://x.example/k", [], "en", "", None, None, "")
+        chunk = Chunk("web-1", 0, "Kestrel Mining reported EBITDA of USD 93.1 million for 2023.", None)
+        return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
+
+
+class Published:
+    def __init__(self) -> None:
+        self.messages: list[IngestMessage] = []
+
+    def publish(self, message: IngestMessage) -> None:
+        self.messages.append(message)
+
+
+async def test_a_web_page_about_the_unknown_company_is_filed_under_it() -> None:
+    # So the catalog knows the company once the page is ingested, and the next question stays local.
+    settings = OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3)
+    published = Published()
+    flow = QuestionFlow(CatalogPeers({"kestrel"}), settings, web=KestrelWeb(), publisher=published)  # type: ignore[arg-type]
+    retrieval = await flow.retrieve(await flow.params("What was Kestrel Mining's EBITDA in 2023?"))
+    assert retrieval.decision.route == Route.WEB and retrieval.decision.documents_queued == 1
+    assert [m.company for m in published.messages] == ["Kestrel Mining"]
 
 
 async def test_the_gate_can_be_turned_off() -> None:

@@ -235,21 +235,21 @@ class QuestionFlow:
         reranked = await rerank_passages(self._reranker, question, hits, self._s.rerank_candidates)
         return [r.passage for r in reranked][:top_k]
 
-    async def _coverage_gap(self, params: AskParams, vector: list[float]) -> str:
+    async def _coverage_gap(self, params: AskParams, vector: list[float]) -> tuple[str, str]:
         """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year of
         a KB company it has no document for, a company the catalog does not know, or a name that no chunk
-        mentions (weaverbird_common.coverage)."""
+        mentions (weaverbird_common.coverage); and the unknown company, if that was why."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
             missing = unknown_companies(params.question, [*catalog.names, *self._s.known_companies])
             if missing:
-                return assess(params.filters, catalog.years, [], missing_companies=missing).reason
+                return assess(params.filters, catalog.years, [], missing_companies=missing).reason, missing[0]
             for name in names_to_look_up(params.question, catalog.names, self._s.coverage_max_names):
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
-        return assess(params.filters, catalog.years, unknown).reason
+        return assess(params.filters, catalog.years, unknown).reason, ""
 
     async def _search_local(
         self, params: AskParams, vector: list[float]
@@ -289,10 +289,11 @@ class QuestionFlow:
 
         search_start = time.perf_counter()
         filters, hits, note, uncovered = await self._search_local(params, vector)
+        new_company = ""  # a company the catalog does not know: the web pages that name it are filed under it
         if uncovered:
             uncovered = f"the knowledge base holds nothing about {uncovered}"
         elif self._s.coverage_gate and params.filters_from_question:
-            uncovered = await self._coverage_gap(params, vector)
+            uncovered, new_company = await self._coverage_gap(params, vector)
         search_ms = _ms_since(search_start)
         rerank_start = time.perf_counter()
         hits = await self._rerank(params.question, hits, params.top_k)
@@ -330,7 +331,7 @@ class QuestionFlow:
                 decision.web_status = "skipped: the request has a filter"
                 note += "the request's filter restricts the answer to matching local passages."
             else:
-                web_passages = await self._consult_web(params, vector, decision)
+                web_passages = await self._consult_web(params, vector, decision, new_company)
                 if decision.web_status != "ok":
                     note += f"web search failed ({decision.web_status}); the answer uses local passages only."
         decision.note = note.strip()
@@ -346,8 +347,12 @@ class QuestionFlow:
         decision.timings.total_ms = _ms_since(start)
         return Retrieval(decision=decision, ranked=ranked)
 
-    async def _consult_web(self, params: AskParams, vector: list[float], decision: RouteDecision) -> list[Passage]:
-        """Search, fetch and score web pages; queue the relevant ones for ingestion. Never raises."""
+    async def _consult_web(
+        self, params: AskParams, vector: list[float], decision: RouteDecision, new_company: str = ""
+    ) -> list[Passage]:
+        """Search, fetch and score web pages; queue the relevant ones for ingestion, filed under the
+        question's company (a catalog one, or `new_company` the catalog lacks) when the page names it, so
+        the catalog knows the company by the next question. Never raises."""
         assert self._web is not None
         gathering = await self._web.gather(params.question)
         decision.web_status = gathering.status
@@ -365,7 +370,8 @@ class QuestionFlow:
             for doc, best in evidence.worth_keeping:
                 # publish() only enqueues: the answer never waits for Kafka.
                 company = params.filters.get("company") if params.filters_from_question else None
-                self._publisher.publish(ingest_message(doc, best, params.question, company and str(company)))
+                company = str(company) if company else new_company
+                self._publisher.publish(ingest_message(doc, best, params.question, company or None))
                 decision.documents_queued += 1
         return evidence.passages
 

@@ -159,6 +159,15 @@ def _answer_ttft(r: dict[str, Any]) -> list[str]:
                 f"{s['ttft'].get('p95_ms', s['ttft']['p99_ms']) / 1000:.1f} | {s['total']['p50_ms'] / 1000:.1f} | "
                 f"{s['prompt_tokens_mean']:.0f} | {s['cached_tokens_mean']:.0f} | {s['correct']} of {s['scored']} |"
             )
+    # Runs since task routing record the routed task of each answer: one line per configuration and set.
+    for name, by_set in r["results"].items():
+        for kind, s in by_set.items():
+            if by_task := s.get("ttft_by_task"):
+                parts = [
+                    f"{t.removeprefix('TASK_').lower()} {v['p50_ms'] / 1000:.1f} s ({v['n']})"
+                    for t, v in by_task.items()
+                ]
+                lines.append(f"\nTTFT p50 by task, {name}, {kind}: " + ", ".join(parts))
     return lines
 
 

@@ -59,14 +59,17 @@ def test_report_renders_the_answer_ttft_steps(tmp_path: Path) -> None:
             "scored": 12,
         }
 
+    focused = {**summary(5200, 514), "ttft_by_task": {"TASK_LOOKUP": _percentiles(4100, 6000) | {"n": 9}}}
     report = {
         "model": "qwen",
-        "results": {"full": {"demo": summary(14600, 831)}, "focused": {"demo": summary(5200, 514)}},
+        "results": {"full": {"demo": summary(14600, 831)}, "focused": {"demo": focused}},
     }
     (tmp_path / "answer_ttft.json").write_text(json.dumps(report))
     section = suite.report(tmp_path, failed={}).split("## Time to first token of whole answers")[1].split("## ")[0]
     assert "| full, demo | 12 | 14.6 | 21.9 | 16.6 | 831 | 225 | 11 of 12 |" in section
     assert "| focused, demo | 12 | 5.2 | 7.8 | 7.2 | 514 | 225 | 11 of 12 |" in section
+    assert "TTFT p50 by task, focused, demo: lookup 4.1 s (9)" in section
+    assert "by task, full" not in section  # an older run without the tasks
 
 
 def test_suite_rejects_an_unknown_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

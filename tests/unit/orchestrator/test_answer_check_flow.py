@@ -3,14 +3,13 @@ its metric, and the "replace" policy (streams hold figures back; withheld answer
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import prometheus_client
+from fixtures.fake_peers import FakePeers, local_passage
 from weaverbird.v1 import orchestrator_pb2
 from weaverbird_common.docs.documents import Chunk, Document
-from weaverbird_orchestrator.catalog import Catalog
-from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, PromptPrepared, Route, RouteDecision
+from weaverbird_orchestrator.domain import AskParams, Route, RouteDecision
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, FurtherReadingEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT
@@ -20,45 +19,6 @@ from weaverbird_orchestrator.web import WebGathering
 
 METRIC = "weaverbird_orchestrator_answer_numeric_checks_total"
 NOTE = "Larkspur Freight's net revenue was USD 1,284.6 million in fiscal 2024; gross margin was 12.5%."
-
-
-def _passage(n: int, text: str, score: float, origin: str = "local") -> Passage:
-    return Passage(f"p{n}", text, score, f"doc-{n}", f"Note {n}", f"s{n}", 0, origin)
-
-
-class FakePeers:
-    """Local hits with fixed scores, and a model that streams a fixed answer."""
-
-    def __init__(self, hits: Sequence[Passage], answer: Sequence[str]) -> None:
-        self.hits = list(hits)
-        self.answer = list(answer)
-        self.generated_from: list[list[Passage]] = []
-
-    async def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0]
-
-    async def embedder_model(self) -> str:
-        return "fake"
-
-    async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
-    ) -> list[Passage]:
-        return self.hits[:k]
-
-    async def catalog(self) -> Catalog:
-        return Catalog()
-
-    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return [[0.9, 0.1] for _ in texts]
-
-    async def generate(
-        self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int
-    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
-        self.generated_from.append(passages)
-        yield PromptPrepared(90, 40, 120, tuple(range(1, len(passages) + 1)))
-        for token in self.answer:
-            yield token
-        yield GenerationDone("stop", 100, len(self.answer), "fake-model", cached_tokens=60)
 
 
 class FakeWeb:
@@ -115,8 +75,8 @@ def _count(result: str) -> float:
     return prometheus_client.REGISTRY.get_sample_value(METRIC, {"result": result}) or 0.0
 
 
-STRONG = [_passage(1, NOTE, 0.8), _passage(2, "Headcount was 4,512.", 0.7), _passage(3, "Other.", 0.6)]
-WEAK = [_passage(1, NOTE, 0.3), _passage(2, "Headcount was 4,512.", 0.2), _passage(3, "Other.", 0.1)]
+STRONG = [local_passage(1, NOTE, 0.8), local_passage(2, "Headcount was 4,512.", 0.7), local_passage(3, "Other.", 0.6)]
+WEAK = [local_passage(1, NOTE, 0.3), local_passage(2, "Headcount was 4,512.", 0.2), local_passage(3, "Other.", 0.1)]
 
 
 async def test_weak_evidence_with_the_web_off_is_refused_without_a_model_call() -> None:
@@ -183,7 +143,7 @@ async def test_an_answer_citing_nothing_is_checked_against_all_passages_given() 
     assert isinstance(done, DoneEvent)
     assert done.answer_check == "supported" and not done.answer_cites_passages
     # Passage 3 was retrieved but not given to the model (J = 2): its figures support nothing.
-    peers = FakePeers([*STRONG[:2], _passage(3, "Capex was 88.8 million.", 0.6)], ["Capex was 88.8 million."])
+    peers = FakePeers([*STRONG[:2], local_passage(3, "Capex was 88.8 million.", 0.6)], ["Capex was 88.8 million."])
     done = (await _run(QuestionFlow(peers, _settings())))[-1]
     assert isinstance(done, DoneEvent) and done.unsupported_numbers == ("88.8 million",)
 

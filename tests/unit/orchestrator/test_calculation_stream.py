@@ -3,10 +3,10 @@ result computed in code; when the calculation fails, the checked lookup answer f
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator
 from typing import Any
 
-from weaverbird_orchestrator.catalog import Catalog
+from fixtures.fake_peers import FakePeers, local_passage
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, PromptPrepared, Stage, Task
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
@@ -65,42 +65,26 @@ def test_streamed_figures_are_the_ones_compute_uses() -> None:
     assert streamed == list(outcome.figures)
 
 
-def _passage(n: int, text: str) -> Passage:
-    return Passage(f"p{n}", text, 0.9 - n / 10, f"doc-{n}", f"Note {n}", f"s{n}", 0, "local")
-
-
-class ScriptedPeers:
+class ScriptedPeers(FakePeers):
     """One strong local KB; the model writes `figures` for the figures step and `answer` otherwise."""
 
     def __init__(self, figures: str, answer: str) -> None:
+        hits = [local_passage(n, t, 0.9 - n / 10) for n, t in enumerate(PASSAGES, start=1)]
+        super().__init__(hits, _pieces(answer))
         self.figures = figures
-        self.answer = answer
         self.calls: list[str] = []
-
-    async def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0]
-
-    async def embedder_model(self) -> str:
-        return "fake"
-
-    async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
-    ) -> list[Passage]:
-        return [_passage(n, t) for n, t in enumerate(PASSAGES, start=1)][:k]
-
-    async def catalog(self) -> Catalog:
-        return Catalog()
-
-    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        return [[0.9, 0.1] for _ in texts]
 
     async def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int, **kw: Any
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
-        task = kw.get("task", "")
+        task = str(kw.get("task", ""))
         self.calls.append(task)
+        if task != "figures":
+            async for item in super().generate(question, passages, language, temperature, max_tokens):
+                yield item
+            return
         yield PromptPrepared(90, 40, 120, tuple(range(1, len(passages) + 1)))
-        for piece in _pieces(self.figures if task == "figures" else self.answer):
+        for piece in _pieces(self.figures):
             yield piece
         yield GenerationDone("stop", 100, 10, "fake-model", cached_tokens=60)
 

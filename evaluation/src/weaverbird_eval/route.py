@@ -5,8 +5,9 @@ Every question is asked twice against the served retrieval (hybrid search, catal
 - out-of-KB: its own document is left out (leave-one-filing-out for FinanceBench, the question's own
   context for TAT-QA and Fin-Eva), from the search, from the catalog and from the name look-ups.
 Gate designs compared: the cosine alone (web when the best cosine < c), the catalog coverage alone
-(weaverbird_common.coverage: a KB company's missing fiscal year, a company the catalog does not know,
-a name no chunk mentions; and, for comparison, the same without the unknown-company rule), and both.
+(weaverbird_common.coverage: a KB company's missing fiscal year or quarter, a company the catalog does
+not know, a name no chunk mentions; and, for comparison, the same without quarters, with the annual
+report counting for Q4, and without the unknown-company rule), and both.
 c is chosen on the held-out half (the best balanced accuracy) and every share is reported on the dev
 half, so no setting is judged on the questions that chose it.
 """
@@ -35,11 +36,13 @@ class Case:
     query_id: str
     out_of_kb: bool
     best_cosine: float
-    covered: bool  # catalog coverage as served: only a document for year Y covers year Y
+    covered: bool  # catalog coverage as served: only a document for year Y (quarter Q) covers Y (Q)
     reason: str
     held_out: bool
     covered_next_year: bool = True  # the same with a filing for year Y+1 counting too (its comparatives)
     covered_by_names: bool = True  # as served before unknown_companies: only names no chunk mentions count
+    covered_years_only: bool = True  # as served before quarters were checked
+    covered_quarter_q4: bool = True  # as served, with the year's annual report counting for Q4
 
 
 @dataclass
@@ -69,23 +72,34 @@ class _Catalog:
     """Companies, aliases and years per company from chunk metadata, with one document left out."""
 
     def __init__(self, metadata: Sequence[Mapping[str, Any]], groups: Sequence[str]) -> None:
-        self._by_group: dict[str, tuple[str, frozenset[str], int]] = {}
+        self._by_group: dict[str, tuple[str, frozenset[str], int, int]] = {}
         for meta, group in zip(metadata, groups, strict=True):
             if meta.get("company"):
                 self._by_group[group] = (
                     meta["company"],
                     frozenset(meta.get("aliases") or ()),
                     int(meta.get("year") or 0),
+                    int(meta.get("quarter") or 0),
                 )
 
-    def without(self, left_out: str | None) -> tuple[dict[str, list[str]], dict[str, list[int]]]:
+    def without(
+        self, left_out: str | None
+    ) -> tuple[dict[str, list[str]], dict[str, list[int]], dict[str, list[tuple[int, int]]]]:
+        """Aliases, years and (year, quarter) of quarterly documents per company, `left_out` left out."""
         aliases: dict[str, set[str]] = defaultdict(set)
         years: dict[str, set[int]] = defaultdict(set)
-        for group, (company, names, year) in self._by_group.items():
+        quarters: dict[str, set[tuple[int, int]]] = defaultdict(set)
+        for group, (company, names, year, quarter) in self._by_group.items():
             if group != left_out:
                 aliases[company] |= names
                 years[company].add(year)
-        return {c: sorted(a) for c, a in aliases.items()}, {c: sorted(y) for c, y in years.items()}
+                if year and quarter:
+                    quarters[company].add((year, quarter))
+        return (
+            {c: sorted(a) for c, a in aliases.items()},
+            {c: sorted(y) for c, y in years.items()},
+            {c: sorted(q) for c, q in quarters.items()},
+        )
 
 
 def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
@@ -104,7 +118,7 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
             own = _group(next(iter(sorted(query.relevant))))
             for out_of_kb in (False, True):
                 exclude = {"group": own} if out_of_kb else {}
-                companies, years = catalog.without(own if out_of_kb else None)
+                companies, years, quarters = catalog.without(own if out_of_kb else None)
                 found = filters_from_question(query.text, list(companies), aliases=alias_map(companies))
                 options = SearchOptions(mode="hybrid", text=query.text, exclude=exclude)
                 hits = store.search(vector, TOP_K, None, options)
@@ -118,9 +132,11 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         look = SearchOptions(mode="lexical", text=name, exclude=exclude)
                         if not store.search(vector, 1, None, look):
                             unknown.append(name)
-                verdict = assess(found, years, unknown, missing_companies=missing)
+                verdict = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)
                 by_names = assess(found, years, unknown)
+                years_only = assess(found, years, unknown, missing_companies=missing)
+                q4 = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters, annual_q4=True)
                 best = max((h.score for h in hits), default=-1.0)
                 held_out = is_held_out(query.id)
                 cases.append(
@@ -133,6 +149,8 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         held_out,
                         lenient.covered,
                         by_names.covered,
+                        years_only.covered,
+                        q4.covered,
                     )
                 )
     finally:
@@ -166,6 +184,8 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
     rows = []
     designs: list[tuple[str, float | None, Any]] = [
         ("coverage", None, lambda x: not x.covered),
+        ("coverage, annual report counts for Q4", None, lambda x: not x.covered_quarter_q4),
+        ("coverage without quarters", None, lambda x: not x.covered_years_only),
         ("coverage, next year's filing counts", None, lambda x: not x.covered_next_year),
         ("coverage without unknown companies", None, lambda x: not x.covered_by_names),
         (

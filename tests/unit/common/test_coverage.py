@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from weaverbird_common.coverage import assess, company_names, name_candidates, period_covered, unknown_companies
+from weaverbird_common.coverage import (
+    assess,
+    company_names,
+    name_candidates,
+    period_covered,
+    quarter_covered,
+    unknown_companies,
+)
 
 
 @pytest.mark.parametrize(
@@ -78,3 +85,28 @@ def test_assess_names_the_gap() -> None:
     assert assess({}, years, []).covered
     missing = assess({"year": 2019}, years, ["Zephyr"], missing_companies=["Kraft Heinz"])
     assert not missing.covered and missing.reason == "the knowledge base holds no document of Kraft Heinz"
+
+
+def test_a_quarter_needs_a_document_for_that_quarter() -> None:
+    quarters = [(2023, 2), (2023, 4)]
+    assert quarter_covered(quarters, [2022, 2023], 2023, 2)
+    assert not quarter_covered(quarters, [2022, 2023], 2023, 1)
+    assert not quarter_covered(quarters, [2022, 2023], 2022, 2)
+    # The year's annual report closes Q4 only when asked.
+    assert not quarter_covered([], [2022], 2022, 4)
+    assert quarter_covered([], [2022], 2022, 4, annual_q4=True)
+    assert not quarter_covered([], [2022], 2022, 3, annual_q4=True)
+    assert quarter_covered([], [0], 2022, 2)  # no year known: nothing says the quarter is missing
+
+
+def test_assess_checks_the_quarter_only_with_the_catalogs_quarters() -> None:
+    years, quarters = {"AMCOR": [2022, 2023]}, {"AMCOR": [(2023, 4)]}
+    asked = {"company": "AMCOR", "year": 2023, "quarter": 2}
+    assert assess(asked, years, []).covered  # a catalog without quarters: the year decides
+    gap = assess(asked, years, [], company_quarters=quarters)
+    assert not gap.covered and "no 2023 Q2 document of AMCOR" in gap.reason and "2023 Q4" in gap.reason
+    assert assess({**asked, "quarter": 4}, years, [], company_quarters=quarters).covered
+    none = assess(asked, years, [], company_quarters={})
+    assert not none.covered and "no quarterly documents" in none.reason
+    # The year's check comes first and says what is missing.
+    assert "no 2021 document" in assess({**asked, "year": 2021}, years, [], company_quarters=quarters).reason

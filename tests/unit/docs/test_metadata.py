@@ -53,6 +53,10 @@ def test_metadata_from_filename(name: str, expected: FileMetadata) -> None:
         ("What was Adobe's revenue in FY2022?", {"company": "ADOBE", "year": 2022}),
         ("3M 2018年第二季度的营业收入是多少？", {"company": "3M", "year": 2018, "quarter": 2}),
         ("Q3 2023", {"year": 2023, "quarter": 3}),
+        # A comma after a year is punctuation; a four-digit year may follow Q2'.
+        ("In 2023, what did Adobe earn?", {"company": "ADOBE", "year": 2023}),
+        ("As of Q2'2023, is Pfizer spinning off a segment?", {"company": "PFIZER", "year": 2023, "quarter": 2}),
+        ("A backlog of 2,022 units and a ratio of 2022,5", {}),
         ("Are Best Buy's gross margins historically consistent?", {"company": "BESTBUY"}),
         (
             "What drove gross margin change as of FY2022 for JnJ?",

@@ -38,7 +38,12 @@ class CatalogPeers:
         return [_HIT]
 
     async def catalog(self) -> Catalog:
-        return Catalog(companies={"AURORA": ["Aurora Devices Inc.", "AURD"]}, points=10, years={"AURORA": [2022, 2023]})
+        return Catalog(
+            companies={"AURORA": ["Aurora Devices Inc.", "AURD"]},
+            points=10,
+            years={"AURORA": [2022, 2023]},
+            quarters={"AURORA": [(2023, 2)]},  # one 10-Q besides the annual reports
+        )
 
     async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
         return [[1.0, 0.0] for _ in texts]
@@ -65,6 +70,14 @@ async def test_a_year_the_company_has_no_document_for_goes_to_the_web() -> None:
     route, note = await _route(_flow(CatalogPeers(set())), "What were AURD's net sales in fiscal 2019?")
     assert route == Route.WEB
     assert "no 2019 document of AURORA" in note
+
+
+async def test_a_quarter_the_company_has_no_document_for_goes_to_the_web() -> None:
+    route, note = await _route(_flow(CatalogPeers(set())), "What were Aurora's net sales in Q3 2023?")
+    assert route == Route.WEB
+    assert "no 2023 Q3 document of AURORA" in note and "2023 Q2" in note
+    route, _ = await _route(_flow(CatalogPeers(set())), "What were Aurora's net sales in the second quarter of 2023?")
+    assert route == Route.LOCAL
 
 
 async def test_a_name_no_chunk_mentions_goes_to_the_web_and_known_words_do_not() -> None:

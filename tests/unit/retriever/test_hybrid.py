@@ -33,6 +33,7 @@ DOCS = [
     ("青松新能源2024年营业收入同比增长，归母净利润下降。", "QINGSONG", 2024, "zh"),
     ("华岳银行不良贷款率保持稳定，拨备覆盖率上升。", "HUAYUE", 2024, "zh"),
 ]
+QUARTERS = {1: 2}  # DOCS index -> fiscal quarter: Aurora's 2022 chunk is from a 10-Q
 
 
 def _vectors(n: int) -> np.ndarray:
@@ -59,6 +60,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStor
                     "language": lang,
                     "aliases": [company.title(), company[:3]],
                     "doc_type": "10K" if lang == "en" else "ANNUAL",
+                    **({"quarter": QUARTERS[i]} if i in QUARTERS else {}),
                 },
             )
             for i, (text, company, year, lang) in enumerate(DOCS)
@@ -142,6 +144,8 @@ def test_catalog_lists_companies_with_aliases_and_years(store: VectorStore) -> N
     assert set(by_company) == {"AURORA", "BOREALIS", "QINGSONG", "HUAYUE"}
     assert list(by_company["AURORA"].aliases) == ["AUR", "Aurora"]
     assert list(by_company["AURORA"].years) == [2022, 2023]
+    assert [(q.year, q.quarter) for q in by_company["AURORA"].quarters] == [(2022, 2)]
+    assert not by_company["BOREALIS"].quarters  # annual documents only
     assert by_company["BOREALIS"].chunks == 2
     assert {f.value: f.chunks for f in catalog.languages} == {"en": 4, "zh": 2}
     assert {f.value: f.chunks for f in catalog.doc_types} == {"10K": 4, "ANNUAL": 2}

@@ -307,7 +307,13 @@ def _records(n: int = 24) -> list[ChunkRecord]:
             point_id(f"doc-{i % 4}", i),
             rng.standard_normal(DIM).astype(np.float32),
             f"{companies[i % 3].title()} {words[i % 4]} in {2020 + i % 3}",
-            {"document_id": f"doc-{i % 4}", "company": companies[i % 3], "year": 2020 + i % 3, "aliases": ["A", "B"]},
+            {
+                "document_id": f"doc-{i % 4}",
+                "company": companies[i % 3],
+                "year": 2020 + i % 3,
+                "aliases": ["A", "B"],
+                **({"quarter": 1 + i % 4} if i % 2 else {}),  # every other chunk from a quarterly report
+            },
         )
         for i in range(n)
     ]
@@ -378,8 +384,8 @@ async def test_servicer_over_the_async_store_serves_every_rpc(async_local: Async
         await async_store.ensure_collection(DIM)
         await async_store.upsert(_records())
         async with _retriever(async_store) as (other, _):
-            assert await other.Catalog(retriever_pb2.CatalogRequest(limit=50), timeout=GUARD_S) == read_catalog(
-                sync, 50
-            )
+            catalog = await other.Catalog(retriever_pb2.CatalogRequest(limit=50), timeout=GUARD_S)
+            assert catalog == read_catalog(sync, 50)
+            assert all(c.quarters for c in catalog.companies)
         await async_store.close()
     sync.close()

@@ -8,6 +8,9 @@ fiscal years the KB's documents are about. Two checks come from it:
   that year. (Letting a filing for year Y+1 count for Y, as its comparative, kept as many answerable
   FinanceBench questions local and sent fewer out-of-KB ones away: 0.43 against 0.67 on the dev half,
   `weaverbird eval route`; so only the year itself counts unless asked.)
+- quarter: the question names a KB company, a fiscal year and a quarter ("Q2 of FY2023"), and no
+  document of that company is for that quarter (a 10-Q, an earnings release); the year's annual report
+  counts for Q4 only when asked (`weaverbird eval route` measures both).
 - unknown company: the question writes a name as a company's ("Kraft Heinz's inventory", "AES
   Corporation") and the catalog, which knows the KB's companies, knows no such company. That a chunk
   mentions the name proves little: a filing names its suppliers, peers and customers.
@@ -161,6 +164,25 @@ def period_covered(company_years: Sequence[int], year: int, next_year: bool = Fa
     return not known or year in known or (next_year and year + 1 in known)
 
 
+def quarter_covered(
+    company_quarters: Sequence[tuple[int, int]],
+    company_years: Sequence[int],
+    year: int,
+    quarter: int,
+    annual_q4: bool = False,
+) -> bool:
+    """Whether the KB has a document of the company for fiscal `quarter` of `year` (company_quarters:
+    the (year, quarter) of its quarterly documents), or, with annual_q4, any document for `year` when
+    the question asks about Q4 (the annual report closes the fourth quarter).
+
+    A company whose documents carry no year is taken as covering every quarter, as in period_covered."""
+    if not [y for y in company_years if y]:
+        return True
+    if (year, quarter) in {(int(y), int(q)) for y, q in company_quarters}:
+        return True
+    return annual_q4 and quarter == 4 and year in company_years
+
+
 @dataclass(frozen=True)
 class Coverage:
     """What the catalog says about a question: the gate sends it to the web when `covered` is False."""
@@ -175,10 +197,14 @@ def assess(
     unknown_names: Iterable[str],
     next_year: bool = False,
     missing_companies: Iterable[str] = (),
+    company_quarters: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    annual_q4: bool = False,
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
     the catalog's years per company, the names no KB chunk contains (looked up by the caller) and the
-    companies the question names that the catalog does not know (unknown_companies)."""
+    companies the question names that the catalog does not know (unknown_companies). With
+    company_quarters (the catalog's (year, quarter) per company) a question's quarter must be covered too
+    (quarter_covered); without it only the year is checked."""
     company = filters.get("company")
     year = filters.get("year")
     if company:
@@ -186,6 +212,13 @@ def assess(
         if years is not None and isinstance(year, int) and not period_covered(years, year, next_year):
             shown = ", ".join(str(y) for y in sorted(set(years)) if y)
             return Coverage(False, f"the knowledge base holds no {year} document of {company} (it has {shown})")
+        quarter = filters.get("quarter")
+        if company_quarters is not None and years is not None and isinstance(year, int) and isinstance(quarter, int):
+            quarters = company_quarters.get(str(company), ())
+            if not quarter_covered(quarters, years, year, quarter, annual_q4):
+                shown = ", ".join(f"{y} Q{q}" for y, q in sorted(set(quarters))) or "no quarterly documents"
+                gap = f"the knowledge base holds no {year} Q{quarter} document of {company} (it has {shown})"
+                return Coverage(False, gap)
         return Coverage(True)
     missing = list(missing_companies)
     if missing:

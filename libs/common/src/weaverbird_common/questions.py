@@ -177,12 +177,15 @@ _YEAR_PATTERNS = (
     re.compile(r"\b(?:FY|fiscal(?:\s+year)?)\s*'?(?P<y>(?:19|20)\d{2}|\d{2})(?!\d)", re.IGNORECASE),
     # 2022年, 2022财年, 2022年度. Two-digit "22年" is left out: "10年期国债" is a 10-year bond.
     re.compile(r"(?<![\d.,$])(?P<y>(?:19|20)\d{2})\s*(?:财年|财政年度|年)"),
-    # A bare year; not money ($2022), not part of a longer number (2,022 / 2022.5 / 20225).
-    re.compile(r"(?<![\d.,$])(?P<y>(?:19|20)\d{2})(?![\d,%]|\.\d)"),
+    # A bare year; not money ($2022), not part of a longer number (2,022 / 2022.5 / 20225 / 2022,5); a
+    # comma after it is punctuation ("In 2023, what ...").
+    re.compile(r"(?<![\d.,$])(?P<y>(?:19|20)\d{2})(?![\d%]|[.,]\d)"),
 )
 _QUARTER_PATTERNS = (
-    # Q2, Q2'23, Q2 2023, Q2FY24
-    re.compile(r"(?<![A-Za-z])Q(?P<q>[1-4])(?:\s*(?:'|FY\s*)?(?P<y>\d{2})(?!\d))?(?![0-9])", re.IGNORECASE),
+    # Q2, Q2'23, Q2'2023, Q2 2023, Q2FY24
+    re.compile(
+        r"(?<![A-Za-z])Q(?P<q>[1-4])(?:\s*(?:'|FY\s*)?(?P<y>(?:19|20)\d{2}|\d{2})(?!\d))?(?![0-9])", re.IGNORECASE
+    ),
     # 2Q23, 2Q 2023, 3Q
     re.compile(r"(?<![\w.])(?P<q>[1-4])Q(?:\s*'?(?P<y>(?:19|20)\d{2}|\d{2}))?(?!\w)", re.IGNORECASE),
     re.compile(r"\b(?P<q>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter", re.IGNORECASE),

@@ -24,6 +24,8 @@ class Catalog:
     points: int = 0
     # Fiscal years of each company's documents (no entry: none carry a year).
     years: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    # (year, quarter) of each company's quarterly documents (no entry: none are quarterly).
+    quarters: Mapping[str, Sequence[tuple[int, int]]] = field(default_factory=dict)
 
     # Derived once per catalog read, not per question (the catalog is shared until the next refresh).
     @cached_property

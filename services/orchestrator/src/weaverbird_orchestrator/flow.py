@@ -236,8 +236,8 @@ class QuestionFlow:
         return [r.passage for r in reranked][:top_k]
 
     async def _coverage_gap(self, params: AskParams, vector: list[float]) -> tuple[str, str]:
-        """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year of
-        a KB company it has no document for, a company the catalog does not know, or a name that no chunk
+        """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year or
+        quarter of a KB company it has no document for, a company the catalog does not know, or a name that no chunk
         mentions (weaverbird_common.coverage); and the unknown company, if that was why."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
@@ -249,7 +249,7 @@ class QuestionFlow:
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
-        return assess(params.filters, catalog.years, unknown).reason, ""
+        return assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters).reason, ""
 
     async def _search_local(
         self, params: AskParams, vector: list[float]

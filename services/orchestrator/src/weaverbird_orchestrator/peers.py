@@ -122,6 +122,7 @@ class GrpcPeers:
             companies={c.company: list(c.aliases) for c in reply.companies},
             points=reply.points,
             years={c.company: list(c.years) for c in reply.companies},
+            quarters={c.company: [(q.year, q.quarter) for q in c.quarters] for c in reply.companies if c.quarters},
         )
 
     async def generate(

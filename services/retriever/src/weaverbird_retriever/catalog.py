@@ -21,16 +21,23 @@ Facet = list[tuple[object, int]]
 
 
 def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogResponse:
-    """Companies (with their aliases and years), years, quarters, document types, languages, origins.
+    """Companies (with their aliases, years and fiscal quarters), years, quarters, document types,
+    languages, origins.
 
-    One facet call per field plus two per company: a KB of filings names tens to hundreds of companies,
-    and callers cache the result, so this stays cheap next to a re-read per question.
+    One facet call per field plus three per company and one per quarter a company has documents for: a
+    KB of filings names tens to hundreds of companies, and callers cache the result, so this stays cheap
+    next to a re-read per question.
     """
     companies = _companies(store.facet("company", limit))
-    per_company = {
-        c: (store.facet("aliases", _ALIASES_PER_COMPANY, {"company": c}), store.facet("year", limit, {"company": c}))
-        for c, _ in companies
-    }
+    per_company = {}
+    for c, _ in companies:
+        quarters = _quarters(store.facet("quarter", 4, {"company": c}))
+        years_of = {q: store.facet("year", limit, {"company": c, "quarter": q}) for q in quarters}
+        per_company[c] = (
+            store.facet("aliases", _ALIASES_PER_COMPANY, {"company": c}),
+            store.facet("year", limit, {"company": c}),
+            years_of,
+        )
     fields = {f: store.facet(f, limit) for f in _FIELDS}
     return _build(store.stats().points, companies, per_company, fields)
 
@@ -39,19 +46,23 @@ async def fetch_catalog(store: AsyncVectorStore, limit: int) -> retriever_pb2.Ca
     """read_catalog for the event loop, with the facet calls run concurrently (a few at a time)."""
     slots = asyncio.Semaphore(_CONCURRENT_FACETS)
 
-    async def facet(key: str, size: int, company: str | None = None) -> Facet:
+    async def facet(key: str, size: int, scope: Mapping[str, str | int] | None = None) -> Facet:
         async with slots:
-            return await store.facet(key, size, {"company": company} if company is not None else None)
+            return await store.facet(key, size, dict(scope) if scope else None)
+
+    async def one_company(company: str) -> tuple[Facet, Facet, dict[int, Facet]]:
+        aliases, years, quarter_facet = await asyncio.gather(
+            facet("aliases", _ALIASES_PER_COMPANY, {"company": company}),
+            facet("year", limit, {"company": company}),
+            facet("quarter", 4, {"company": company}),
+        )
+        quarters = _quarters(quarter_facet)
+        years_of = await asyncio.gather(*(facet("year", limit, {"company": company, "quarter": q}) for q in quarters))
+        return aliases, years, dict(zip(quarters, years_of, strict=True))
 
     companies = _companies(await facet("company", limit))
-    scoped = await asyncio.gather(
-        *(
-            facet(key, size, c)
-            for c, _ in companies
-            for key, size in (("aliases", _ALIASES_PER_COMPANY), ("year", limit))
-        )
-    )
-    per_company = {c: (scoped[2 * i], scoped[2 * i + 1]) for i, (c, _) in enumerate(companies)}
+    scoped = await asyncio.gather(*(one_company(c) for c, _ in companies))
+    per_company = {c: scoped[i] for i, (c, _) in enumerate(companies)}
     fields = dict(zip(_FIELDS, await asyncio.gather(*(facet(f, limit) for f in _FIELDS)), strict=True))
     return _build((await store.stats()).points, companies, per_company, fields)
 
@@ -60,19 +71,36 @@ def _companies(facet: Facet) -> list[tuple[str, int]]:
     return [(str(company), chunks) for company, chunks in facet if company]
 
 
+def _quarters(facet: Facet) -> list[int]:
+    """The quarters (1-4) a facet over `quarter` found; 0 is an annual or undated document."""
+    return sorted(int(q) for q, _ in facet if 1 <= int(q) <= 4)  # type: ignore[call-overload]
+
+
 def _build(
     points: int,
     companies: Sequence[tuple[str, int]],
-    per_company: Mapping[str, tuple[Facet, Facet]],
+    per_company: Mapping[str, tuple[Facet, Facet, Mapping[int, Facet]]],
     fields: Mapping[str, Facet],
 ) -> retriever_pb2.CatalogResponse:
     response = retriever_pb2.CatalogResponse(points=points)
     for company, chunks in companies:
-        alias_facet, year_facet = per_company[company]
+        alias_facet, year_facet, years_of_quarter = per_company[company]
         aliases = sorted(str(a) for a, _ in alias_facet if a)
         years = sorted(int(y) for y, _ in year_facet if int(y))  # type: ignore[call-overload]
+        quarters = sorted(
+            (int(y), q)  # type: ignore[call-overload]
+            for q, year_facet_q in years_of_quarter.items()
+            for y, _ in year_facet_q
+            if int(y)  # type: ignore[call-overload]
+        )
         response.companies.append(
-            retriever_pb2.CatalogCompany(company=company, chunks=chunks, aliases=aliases, years=years)
+            retriever_pb2.CatalogCompany(
+                company=company,
+                chunks=chunks,
+                aliases=aliases,
+                years=years,
+                quarters=[retriever_pb2.FiscalQuarter(year=y, quarter=q) for y, q in quarters],
+            )
         )
     targets = {
         "year": response.years,

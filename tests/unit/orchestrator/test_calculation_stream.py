@@ -73,6 +73,8 @@ class ScriptedPeers(FakePeers):
         super().__init__(hits, _pieces(answer))
         self.figures = figures
         self.calls: list[str] = []
+        self.figure_pieces_read = 0
+        self.figures_finished = False  # the figures call ran to its done event
 
     async def generate(
         self, question: str, passages: list[Passage], language: str, temperature: float, max_tokens: int, **kw: Any
@@ -85,8 +87,10 @@ class ScriptedPeers(FakePeers):
             return
         yield PromptPrepared(90, 40, 120, tuple(range(1, len(passages) + 1)))
         for piece in _pieces(self.figures):
+            self.figure_pieces_read += 1
             yield piece
         yield GenerationDone("stop", 100, 10, "fake-model", cached_tokens=60)
+        self.figures_finished = True
 
 
 async def _ask(peers: ScriptedPeers) -> list[object]:
@@ -149,3 +153,30 @@ async def test_a_withheld_fallback_answer_is_replaced_after_the_figures_shown() 
     assert done.replacement.startswith("Figures:\nA (revenue 2024) = USD 1,284.6 million [1]\n\n")
     assert done.replacement.endswith("insufficient to answer this question.")
     assert "300" not in _text(events)  # the unsupported figure was never streamed
+
+
+async def test_a_figure_in_no_passage_stops_the_model_and_the_lookup_starts_at_once() -> None:
+    wrong_b = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 999.0 million [1]\n"
+    peers = ScriptedPeers(wrong_b + "C: margin = 41.2% [1]\nFormula: (A - B) / B * 100\n", "Revenue grew 16.5% [1].")
+    events = await _ask(peers)
+    assert peers.calls == ["figures", ""]
+    # The model was stopped right after B's line: nothing after it was read or written.
+    assert not peers.figures_finished
+    assert peers.figure_pieces_read == len(_pieces(wrong_b))
+    stage = next(e for e in events if isinstance(e, Stage))
+    assert not stage.passed and stage.detail == "B = USD 999.0 million is in no passage"
+    assert _text(events) == "Figures:\nA (revenue 2024) = USD 1,284.6 million [1]\n\nRevenue grew 16.5% [1]."
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported"
+    # The stopped call counts what it read (its prompt) and the pieces it wrote, the lookup its done event.
+    generation = done.generation
+    assert (generation.prompt_tokens, generation.cached_tokens) == (90 + 100, 60)
+    assert generation.completion_tokens == len(_pieces(wrong_b)) + len(_pieces("Revenue grew 16.5% [1]."))
+
+
+async def test_missing_stops_the_model_too() -> None:
+    peers = ScriptedPeers("Missing: revenue 2023\nA: revenue 2024 = USD 1,284.6 million [1]\n", "Revenue grew [1].")
+    events = await _ask(peers)
+    assert not peers.figures_finished and peers.calls == ["figures", ""]
+    stage = next(e for e in events if isinstance(e, Stage))
+    assert "missing (Missing: revenue 2023)" in stage.detail

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from weaverbird_orchestrator.domain import Example, Passage
@@ -227,7 +228,9 @@ class FigureReader:
     writes about 9 tokens a second). A figure is held until the next line shows it is not the first of
     the "one figure read as two items" slip (A = B = 7.09亿元 [1]: one of the two labels is wrong, so
     neither is shown). The reader stops at the first line that fails the check compute() applies, at a
-    repeated figure, and at the end of the figures (the formula, "Missing: ...")."""
+    repeated figure, and at the end of the figures (the formula, "Missing: ..."). A failing line and
+    "Missing" set `failure`: compute() over the whole output could only fail too, so the caller may stop
+    the model there."""
 
     def __init__(self, passages: Sequence[str]) -> None:
         self._passages = passages
@@ -237,6 +240,7 @@ class FigureReader:
         self._values: set[tuple[int, float, float, bool]] = set()
         self._stopped = False
         self.text = ""  # everything fed so far
+        self.failure = ""  # why no calculation can verify, once a line shows it
 
     def feed(self, piece: str) -> list[CalcFigure]:
         """The figures that the lines this piece completes let out (often none)."""
@@ -265,12 +269,15 @@ class FigureReader:
         m = _FIGURE_LINE.match(line)
         if m is None:
             # The formula or "Missing: ..." ends the figures; other prose is skipped, as parse_output does.
-            ends = bool(_FORMULA_LINE.match(line)) or line.strip().lower().startswith("missing")
-            return self._stop(release=True) if ends else []
+            missing = line.strip().lower().startswith("missing")
+            if missing:
+                self.failure = f"the model found a figure missing ({line.strip()})"
+            return self._stop(release=True) if missing or _FORMULA_LINE.match(line) else []
         if m.group("letter") in self._letters:
             return []  # parse_output keeps the first line of a letter
         checked = _figure(m.group("letter"), m.group("label"), m.group("text"), int(m.group("passage")), self._passages)
         if isinstance(checked, str):
+            self.failure = checked
             return self._stop(release=True)  # the held figure was checked; this one fails on its own
         if _value_key(checked) in self._values:
             return self._stop(release=False)
@@ -289,13 +296,22 @@ async def read_calculation(
     examples: Sequence[Example] = (),
 ) -> AsyncIterator[CalcFigure | CalculationOutcome]:
     """One model call for the figures and formula: yields each figure once it is verified, then the
-    outcome of compute() over the whole output. Never raises on bad model output."""
+    outcome of compute() over the whole output. A line that shows no calculation can verify ends the
+    call there (the model stops writing; the caller's fallback starts seconds sooner) with that reason as
+    the outcome. Never raises on bad model output."""
     texts = [f"{p.title}\n{p.heading}\n{p.text}" for p in passages]
     reader = FigureReader(texts)
-    async for item in generator.generate(question, passages, language, 0.0, 0, task="figures", examples=examples):
-        if isinstance(item, str):
-            for figure in reader.feed(item):
-                yield figure
+    stream = generator.generate(question, passages, language, 0.0, 0, task="figures", examples=examples)
+    async with aclosing(stream):  # closing it cancels the generator call
+        async for item in stream:
+            if isinstance(item, str):
+                for figure in reader.feed(item):
+                    yield figure
+                if reader.failure:
+                    break
+    if reader.failure:
+        yield CalculationOutcome(error=reader.failure, raw=reader.text)
+        return
     for figure in reader.finish():
         yield figure
     yield compute(reader.text, texts, language)

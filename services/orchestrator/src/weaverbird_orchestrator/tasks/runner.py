@@ -8,6 +8,7 @@ import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 
 from weaverbird_common import telemetry
 
@@ -78,7 +79,7 @@ class MeteredGenerator:
         instruction: str = "",
         history: Sequence[Turn] = (),
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
-        async for item in self._generator.generate(
+        stream = self._generator.generate(
             question,
             passages,
             language,
@@ -88,13 +89,27 @@ class MeteredGenerator:
             examples=examples,
             instruction=instruction,
             history=history,
-        ):
-            if isinstance(item, GenerationDone):
-                self.prompt_tokens += item.prompt_tokens
-                self.completion_tokens += item.completion_tokens
-                self.cached_tokens += item.cached_tokens
-                self.model_id = item.model_id or self.model_id
-            yield item
+        )
+        prepared = streamed = 0  # for a call its consumer stops early, which ends without its done event
+        finished = False
+        try:
+            async with aclosing(stream):  # a consumer that stops early cancels the call
+                async for item in stream:
+                    if isinstance(item, GenerationDone):
+                        finished = True
+                        self.prompt_tokens += item.prompt_tokens
+                        self.completion_tokens += item.completion_tokens
+                        self.cached_tokens += item.cached_tokens
+                        self.model_id = item.model_id or self.model_id
+                    elif isinstance(item, PromptPrepared):
+                        prepared = item.prompt_tokens
+                    else:
+                        streamed += 1  # the generator streams one piece per model token
+                    yield item
+        finally:
+            if not finished:
+                self.prompt_tokens += prepared
+                self.completion_tokens += streamed
 
     def done(self, finish_reason: str = "stop") -> GenerationDone:
         return GenerationDone(

@@ -38,6 +38,8 @@ CONFIGS: dict[str, dict[str, str]] = {
     "full": {"GENERATOR_CONTEXT_BUDGET_TOKENS": "0", "GENERATOR_PROMPT_CACHE": "false"},
     "cache": {"GENERATOR_CONTEXT_BUDGET_TOKENS": "0", "GENERATOR_PROMPT_CACHE": "true"},
     "focused": {"GENERATOR_PROMPT_CACHE": "true"},  # the default budget
+    # The default before passage sources were left out of the prompt.
+    "focused-sources": {"GENERATOR_PROMPT_CACHE": "true", "GENERATOR_PROMPT_SOURCES": "true"},
 }
 MODEL_DIR = REPO / "var" / "models"
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")

@@ -95,11 +95,13 @@ def _attr(value: str) -> str:
 
 
 def format_passages(passages: Sequence[Passage]) -> str:
-    """The <passage> blocks, in the given order, each carrying the number the model must cite."""
+    """The <passage> blocks, in the given order, each carrying the number the model must cite (and its
+    source when it has one)."""
     blocks = []
     for p in passages:
+        source = f' source="{_attr(p.source)}"' if p.source else ""
         blocks.append(
-            f'<passage id="{p.number}" title="{_attr(p.title)}" source="{_attr(p.source)}">\n'
+            f'<passage id="{p.number}" title="{_attr(p.title)}"{source}>\n'
             f"{neutralise(p.text).strip()}\n"
             "</passage>"
         )

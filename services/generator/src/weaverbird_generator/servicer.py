@@ -79,7 +79,9 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         llama.cpp would generate on until then)."""
         self._validate(request)
         language = request.language or detect_language(request.question)
-        passages = [Passage(p.number, p.title, p.text, p.source) for p in request.passages]
+        # The source is for users (citations); the model cites by number (GENERATOR_PROMPT_SOURCES).
+        sources = self._s.prompt_sources
+        passages = [Passage(p.number, p.title, p.text, p.source if sources else "") for p in request.passages]
         task = task_module(request.task)
         # The model reads only what bears on the question (a CPU reads prompts slowly); numbers unchanged.
         focused = focus(request.question, passages, self._s.context_budget) if task.FOCUS else passages

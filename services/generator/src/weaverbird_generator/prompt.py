@@ -101,9 +101,7 @@ def format_passages(passages: Sequence[Passage]) -> str:
     for p in passages:
         source = f' source="{_attr(p.source)}"' if p.source else ""
         blocks.append(
-            f'<passage id="{p.number}" title="{_attr(p.title)}"{source}>\n'
-            f"{neutralise(p.text).strip()}\n"
-            "</passage>"
+            f'<passage id="{p.number}" title="{_attr(p.title)}"{source}>\n{neutralise(p.text).strip()}\n</passage>'
         )
     return "\n".join(blocks)
 

@@ -152,6 +152,25 @@ def test_catalog_lists_companies_with_aliases_and_years(store: VectorStore) -> N
     assert catalog.points == len(DOCS)
 
 
+def test_catalog_lists_every_quarter_beside_the_annual_documents(store: VectorStore) -> None:
+    # As the ingester stores them: quarter 0 on annual documents (the most chunks), 1-4 on quarterly ones.
+    quarters = [0, 0, 0, 1, 2, 3, 4]
+    vectors = _vectors(len(quarters))
+    store.upsert(
+        [
+            ChunkRecord(
+                point_id(f"cirrus-{i}", 0),
+                vectors[i],
+                "Cirrus results.",
+                {"company": "CIRRUS", "year": 2023, "quarter": q},
+            )
+            for i, q in enumerate(quarters)
+        ]
+    )
+    cirrus = next(c for c in read_catalog(store, 100).companies if c.company == "CIRRUS")
+    assert [(q.year, q.quarter) for q in cirrus.quarters] == [(2023, 1), (2023, 2), (2023, 3), (2023, 4)]
+
+
 # -- collections made before lexical vectors ----------------------------------------------------------
 
 

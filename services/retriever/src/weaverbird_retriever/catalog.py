@@ -11,6 +11,8 @@ from weaverbird_retriever.stores import AsyncVectorStore, VectorStore
 
 # Aliases of one company rarely pass a handful; the cap keeps a polluted alias field bounded.
 _ALIASES_PER_COMPANY = 50
+# Values of `quarter`: 0 (an annual or undated document) and 1-4; a facet must be allowed all of them.
+_QUARTER_VALUES = 5
 # Fields listed for the whole knowledge base, besides the companies.
 _FIELDS = ("year", "quarter", "doc_type", "language", "origin")
 # Facet requests in flight at once against a Qdrant server: enough to hide round trips, few enough
@@ -31,7 +33,7 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
     companies = _companies(store.facet("company", limit))
     per_company = {}
     for c, _ in companies:
-        quarters = _quarters(store.facet("quarter", 4, {"company": c}))
+        quarters = _quarters(store.facet("quarter", _QUARTER_VALUES, {"company": c}))
         years_of = {q: store.facet("year", limit, {"company": c, "quarter": q}) for q in quarters}
         per_company[c] = (
             store.facet("aliases", _ALIASES_PER_COMPANY, {"company": c}),
@@ -54,7 +56,7 @@ async def fetch_catalog(store: AsyncVectorStore, limit: int) -> retriever_pb2.Ca
         aliases, years, quarter_facet = await asyncio.gather(
             facet("aliases", _ALIASES_PER_COMPANY, {"company": company}),
             facet("year", limit, {"company": company}),
-            facet("quarter", 4, {"company": company}),
+            facet("quarter", _QUARTER_VALUES, {"company": company}),
         )
         quarters = _quarters(quarter_facet)
         years_of = await asyncio.gather(*(facet("year", limit, {"company": company, "quarter": q}) for q in quarters))

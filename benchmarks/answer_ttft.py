@@ -7,7 +7,8 @@ user's `weaverbird ask` would, once per configuration:
 
 - ``full``: the passages as retrieved, llama.cpp's prompt cache off (how it was before);
 - ``cache``: the same, with the prompt cache on and warmed with the fixed rules at start-up;
-- ``focused``: the cache, plus query-focused context under the token budget (today's default).
+- ``focused``: the cache, plus query-focused context under the token budget (today's default);
+- ``focused-sources``: ``focused`` with each passage's source shown to the model, as before it was left out.
 
 For each: TTFT and total time (p50/p95), prompt tokens and cached tokens as llama.cpp counts them, and
 whether the answer holds the expected figure (demo questions: QUESTIONS.md; FinanceBench: the gold

@@ -1,5 +1,5 @@
-"""What the servicer shows the model of each passage: number, title and text; the source only when asked
-(GENERATOR_PROMPT_SOURCES), since the model cites by number and a CPU pays for every prompt token."""
+"""What the servicer shows the model of each passage: number, title, source and text; without the source
+when GENERATOR_PROMPT_SOURCES is off (fewer prompt tokens for a CPU)."""
 
 from __future__ import annotations
 
@@ -55,12 +55,12 @@ async def _prompt(**settings: Any) -> str:
     return "\n".join(m["content"] for m in client.messages[0])
 
 
-async def test_the_model_reads_no_source_by_default() -> None:
+async def test_the_model_reads_each_passages_source_by_default() -> None:
     prompt = await _prompt()
+    assert '<passage id="1" title="NORTHWIND_2024 / Results" source="nw.pdf, page 3">' in prompt
+
+
+async def test_the_source_can_be_left_out() -> None:
+    prompt = await _prompt(prompt_sources=False)
     assert '<passage id="1" title="NORTHWIND_2024 / Results">' in prompt
     assert "nw.pdf" not in prompt and "source=" not in prompt
-
-
-async def test_the_source_is_shown_when_asked() -> None:
-    prompt = await _prompt(prompt_sources=True)
-    assert '<passage id="1" title="NORTHWIND_2024 / Results" source="nw.pdf, page 3">' in prompt

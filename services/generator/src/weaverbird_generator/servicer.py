@@ -79,7 +79,7 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
         llama.cpp would generate on until then)."""
         self._validate(request)
         language = request.language or detect_language(request.question)
-        # The source is for users (citations); the model cites by number (GENERATOR_PROMPT_SOURCES).
+        # GENERATOR_PROMPT_SOURCES=false leaves the source out of the prompt (citations keep it).
         sources = self._s.prompt_sources
         passages = [Passage(p.number, p.title, p.text, p.source if sources else "") for p in request.passages]
         task = task_module(request.task)

@@ -56,8 +56,7 @@ def passage_from_hit(hit: retriever_pb2.SearchHit) -> Passage:
 
 
 def source_label(passage: Passage) -> str:
-    """How a passage's source is shown to users (and to the model with GENERATOR_PROMPT_SOURCES): URL, or file
-    + page."""
+    """How a passage's source is shown to the model and to users: URL, or file + page."""
     return f"{passage.source}, page {passage.page}" if passage.page else passage.source
 
 

@@ -123,6 +123,7 @@ def replay(
                 "threshold": round(route.threshold, 4),
                 "queued": route.documents_queued,
                 "top_doc": _doc_of(top.source) if top else "",
+                "note": route.note,
             }
         )
         time.sleep(gap_s)  # questions arrive over time; the ingester works in between
@@ -221,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
                     retriever = retriever_pb2_grpc.RetrieverServiceStub(rch)
                     first, first_windows = replay(stub, retriever, stream, args.window, args.gap_s, "first pass")
                     time.sleep(5)  # let the last published filings land before the steady-state pass
-                    _, second_windows = replay(
+                    second, second_windows = replay(
                         stub, retriever, stream, len(stream), 0.0, "second pass (same questions)"
                     )
         finally:
@@ -240,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         "second_pass": second_windows[0] if second_windows else None,
         "web_status_counts": _counts(r["web_status"] for r in first if r["web"]),
         "questions_detail": first,
+        # Why a question still went to the web once everything it fetched had been ingested.
+        "second_pass_web": [r for r in second if r["web"]],
     }
     _print(f"first pass: fallback rate per window of {args.window} questions (c = {threshold:.2f})", first_windows)
     _print("second pass over the same questions (steady state)", second_windows)

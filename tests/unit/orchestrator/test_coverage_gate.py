@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import pytest
+from fixtures.fake_peers import FakePeers
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_orchestrator.catalog import Catalog
@@ -18,16 +19,13 @@ from weaverbird_orchestrator.web import WebGathering
 _HIT = Passage("p1", "Net sales were USD 512 million.", 0.80, "doc-1", "Aurora FY2023", "aurora.md", 0, "local")
 
 
-class CatalogPeers:
+class CatalogPeers(FakePeers):
+    """One strong local hit whatever the filters, a lexical index holding `words`, and the catalog below."""
+
     def __init__(self, words: set[str]) -> None:
+        super().__init__([_HIT], [])
         self.words = words  # what the lexical index holds
         self.lexical_lookups: list[str] = []
-
-    async def embed_query(self, text: str) -> list[float]:
-        return [1.0, 0.0]
-
-    async def embedder_model(self) -> str:
-        return "fake"
 
     async def search(
         self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""

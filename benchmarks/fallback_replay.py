@@ -163,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--threshold", type=float, default=None, help="c for the orchestrator (ORCHESTRATOR_THRESHOLD)")
     parser.add_argument("--quick", action="store_true", help="the first 30 questions of the stream")
+    parser.add_argument("--company", action="append", default=[], help="only this company's questions (repeatable)")
     parser.add_argument("--no-coverage-gate", action="store_true", help="route by the cosine gate alone")
     args = parser.parse_args(argv)
     if tansu_binary() is None:
@@ -175,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     random.Random(args.seed).shuffle(stream)
     if args.quick:
         stream = stream[:30]
+    if args.company:
+        stream = [q for q in stream if q.company in args.company]
     by_doc = filings(args.data, stream)
     # The deployment covers these companies (ORCHESTRATOR_KNOWN_COMPANIES), whether or not the KB holds
     # their filings yet: the coverage gate sends questions about absent ones to the web.
@@ -225,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                     second, second_windows = replay(
                         stub, retriever, stream, len(stream), 0.0, "second pass (same questions)"
                     )
+                    catalog = retriever.Catalog(retriever_pb2.CatalogRequest(), timeout=60)
         finally:
             stop_broker(broker)
 
@@ -243,10 +247,17 @@ def main(argv: list[str] | None = None) -> int:
         "questions_detail": first,
         # Why a question still went to the web once everything it fetched had been ingested.
         "second_pass_web": [r for r in second if r["web"]],
+        # What the KB's catalog lists at the end: the years the coverage gate compares a question with.
+        "catalog_after": {
+            c.company: {"years": list(c.years), "undated_chunks": c.undated_chunks, "chunks": c.chunks}
+            for c in catalog.companies
+        },
     }
     _print(f"first pass: fallback rate per window of {args.window} questions (c = {threshold:.2f})", first_windows)
     _print("second pass over the same questions (steady state)", second_windows)
     name = "fallback_replay" if args.threshold is None else f"fallback_replay_c{args.threshold:.2f}"
+    if args.company or args.quick:
+        name += "_subset"  # a look at a few questions never replaces the full run's result
     write_result(name + ("_cosine_only" if args.no_coverage_gate else ""), report)
     return 0
 

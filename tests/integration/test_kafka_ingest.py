@@ -473,7 +473,7 @@ def test_publisher_round_trip_with_trace_headers(topics: Topics) -> None:
     assert decode_ingest_message(record.value) == message
 
 
-async def test_a_page_seen_untagged_is_rewritten_under_its_company(
+async def test_a_page_seen_untagged_is_rewritten_under_its_company_and_stays_there(
     topics: Topics, kb: InProcessKnowledgeBase, dedupe: DedupeIndex
 ) -> None:
     settings = topics.settings(partitions=1)
@@ -483,14 +483,15 @@ async def test_a_page_seen_untagged_is_rewritten_under_its_company(
         _keyed(_message(url, text)),  # found for a question that named no company
         _keyed(_message(url, text, company="TAGCO")),  # found again for a question about Tagco
         _keyed(_message(url, text, company="TAGCO")),  # and again: now a duplicate
+        _keyed(_message(url, text)),  # and untagged again: the tagged copy stays
     ]
     _produce(topics.broker, settings.ingest_topic, records)
 
     writer = RecordingWriter(kb)
     consumer = _consumer(settings, writer, dedupe)
-    await _run_until(consumer, lambda: consumer.processed + consumer.duplicates == 3)
+    await _run_until(consumer, lambda: consumer.processed + consumer.duplicates == 4)
 
-    assert (consumer.processed, consumer.duplicates) == (2, 1)
+    assert (consumer.processed, consumer.duplicates) == (2, 2)
     probe = kb.backend.embed(["Tagco revenue"], "query")[0]
     hits = kb.store.search(probe, k=100, filters={"company": "TAGCO"})
     assert hits and {h.payload["document_id"] for h in hits} == {document_id_for(url)}

@@ -6,7 +6,9 @@ import pytest
 from weaverbird_common.coverage import (
     assess,
     company_names,
+    known_as,
     name_candidates,
+    names_to_look_up,
     period_covered,
     quarter_covered,
     unknown_companies,
@@ -65,6 +67,19 @@ def test_unknown_companies_are_the_names_no_catalog_entry_matches() -> None:
     assert unknown_companies("What is Kraft Heinz's inventory turnover?", []) == []
 
 
+def test_a_short_name_stands_for_the_known_company_it_starts() -> None:
+    known = ["MGMRESORTS", "AMERICANEXPRESS", "AMERICANWATERWORKS", "3M", "AES_CORPORATION"]
+    assert known_as("MGM", known) == "MGMRESORTS"  # a file-name key cannot be split into words
+    assert known_as("MGM Resorts", known) == "MGMRESORTS"
+    assert known_as("American", known) == "AMERICANEXPRESS"  # several start with it: the shortest
+    assert known_as("AES", known) == "AES_CORPORATION"  # its short name, exactly
+    assert known_as("3M", known) == "3M"
+    assert known_as("Am", known) == ""  # two letters start too many names to count
+    assert known_as("Kraft Heinz", known) == ""
+    assert unknown_companies("What was MGM's EBITDAR in 2022?", known) == []
+    assert names_to_look_up("What did MGM and Zephyr report?", known, 4) == ["Zephyr"]
+
+
 def test_only_the_year_itself_counts_unless_the_next_years_filing_is_allowed() -> None:
     assert period_covered([2022, 2023], 2022)
     assert not period_covered([2023], 2022)
@@ -78,13 +93,15 @@ def test_assess_names_the_gap() -> None:
     years = {"3M": [2022, 2023]}
     gap = assess({"company": "3M", "year": 2018}, years, [])
     assert not gap.covered and "no 2018 document of 3M" in gap.reason and "2022, 2023" in gap.reason
+    assert gap.gap == "period"
     assert assess({"company": "3M", "year": 2022}, years, []).covered
     assert assess({"company": "3M"}, years, ["Zephyr"]).covered  # a KB company is named: names do not matter
     unknown = assess({"year": 2018}, years, ["Zephyr"])
-    assert not unknown.covered and "never mentions Zephyr" in unknown.reason
+    assert not unknown.covered and "never mentions Zephyr" in unknown.reason and unknown.gap == "name"
     assert assess({}, years, []).covered
     missing = assess({"year": 2019}, years, ["Zephyr"], missing_companies=["Kraft Heinz"])
     assert not missing.covered and missing.reason == "the knowledge base holds no document of Kraft Heinz"
+    assert missing.gap == "company" and assess({}, years, []).gap == ""
 
 
 def test_a_quarter_needs_a_document_for_that_quarter() -> None:
@@ -105,6 +122,7 @@ def test_assess_checks_the_quarter_only_with_the_catalogs_quarters() -> None:
     assert assess(asked, years, []).covered  # a catalog without quarters: the year decides
     gap = assess(asked, years, [], company_quarters=quarters)
     assert not gap.covered and "no 2023 Q2 document of AMCOR" in gap.reason and "2023 Q4" in gap.reason
+    assert gap.gap == "quarter"
     assert assess({**asked, "quarter": 4}, years, [], company_quarters=quarters).covered
     none = assess(asked, years, [], company_quarters={})
     assert not none.covered and "no quarterly documents" in none.reason

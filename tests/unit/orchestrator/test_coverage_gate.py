@@ -142,3 +142,55 @@ async def test_a_passage_about_another_year_is_not_given_first() -> None:
     retrieval = await flow.retrieve(await flow.params("What were Aurora's net sales in fiscal 2023?"))
     assert [p.id for p in retrieval.ranked] == ["p1", "p0"]
     assert retrieval.decision.best_local_score == pytest.approx(0.9)  # the gate still sees every cosine
+
+
+class UndatedPeers(CatalogPeers):
+    """Aurora also has web pages that carry no year; the lexical index holds `words` in them only."""
+
+    def __init__(self, words: set[str]) -> None:
+        super().__init__(words)
+        self.lookup_filters: list[dict[str, str | int]] = []
+
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+    ) -> list[Passage]:
+        if mode == "lexical":
+            self.lookup_filters.append(dict(filters))
+        return await super().search(vector, k, filters, text, mode)
+
+    async def catalog(self) -> Catalog:
+        dated = await super().catalog()
+        return Catalog(dated.companies, dated.points, dated.years, dated.quarters, undated={"AURORA": 12})
+
+
+async def test_an_undated_page_of_the_company_that_mentions_the_year_covers_it() -> None:
+    # A filing fetched from the web is often stored without a year: it may be the year asked about.
+    peers = UndatedPeers({"2019"})
+    route, _ = await _route(_flow(peers), "What were Aurora's net sales in fiscal 2019?")
+    assert route == Route.LOCAL
+    assert peers.lookup_filters == [{"company": "AURORA", "year": 0}]  # only the company's undated pages
+    route, note = await _route(_flow(UndatedPeers({"2020"})), "What were Aurora's net sales in fiscal 2019?")
+    assert route == Route.WEB and "no 2019 document of AURORA" in note
+    route, _ = await _route(_flow(CatalogPeers({"2019"})), "What were Aurora's net sales in fiscal 2019?")
+    assert route == Route.WEB  # no undated pages: the dated catalog decides, nothing is looked up
+
+
+class ResortWeb:
+    """A web path whose one page is about MGM Resorts."""
+
+    async def gather(self, question: str) -> WebGathering:
+        doc = Document("web-2", "MGM Resorts results", "https://x.example/m", [], "en", "", None, None, "")
+        chunk = Chunk("web-2", 0, "MGM Resorts reported EBITDAR of USD 4.1 billion for 2022.", None)
+        return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
+
+
+async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_company() -> None:
+    # "MGM" starts MGMRESORTS, the deployment's name for it: a second company "MGM" would split its pages.
+    settings = OrchestratorSettings(
+        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3, known_companies=["MGMRESORTS"]
+    )
+    published = Published()
+    flow = QuestionFlow(CatalogPeers(set()), settings, web=ResortWeb(), publisher=published)  # type: ignore[arg-type]
+    retrieval = await flow.retrieve(await flow.params("What was the EBITDAR of MGM's Las Vegas segment in 2022?"))
+    assert retrieval.decision.route == Route.WEB and "MGM" in retrieval.decision.note
+    assert [m.company for m in published.messages] == ["MGMRESORTS"]

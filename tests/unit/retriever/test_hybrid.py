@@ -171,6 +171,22 @@ def test_catalog_lists_every_quarter_beside_the_annual_documents(store: VectorSt
     assert [(q.year, q.quarter) for q in cirrus.quarters] == [(2023, 1), (2023, 2), (2023, 3), (2023, 4)]
 
 
+def test_catalog_counts_the_chunks_of_a_company_that_carry_no_year(store: VectorStore) -> None:
+    # Web pages whose text gives no fiscal year are stored with year 0: they may be about any year.
+    years = [2023, 0, 0]
+    vectors = _vectors(len(years))
+    store.upsert(
+        [
+            ChunkRecord(point_id(f"nimbus-{i}", 0), vectors[i], "Nimbus results.", {"company": "NIMBUS", "year": y})
+            for i, y in enumerate(years)
+        ]
+    )
+    by_company = {c.company: c for c in read_catalog(store, 100).companies}
+    assert list(by_company["NIMBUS"].years) == [2023]
+    assert by_company["NIMBUS"].undated_chunks == 2
+    assert by_company["AURORA"].undated_chunks == 0
+
+
 # -- collections made before lexical vectors ----------------------------------------------------------
 
 

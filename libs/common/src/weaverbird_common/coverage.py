@@ -7,7 +7,9 @@ fiscal years the KB's documents are about. Two checks come from it:
 - period: the question names a KB company and a fiscal year, and no document of that company is for
   that year. (Letting a filing for year Y+1 count for Y, as its comparative, kept as many answerable
   FinanceBench questions local and sent fewer out-of-KB ones away: 0.43 against 0.67 on the dev half,
-  `weaverbird eval route`; so only the year itself counts unless asked.)
+  `weaverbird eval route`; so only the year itself counts unless asked.) Documents of the company
+  that carry no year (most web pages) may be about any year: the caller asks the lexical index
+  whether one of them mentions the question's year before it trusts a "period" gap.
 - quarter: the question names a KB company, a fiscal year and a quarter ("Q2 of FY2023"), and no
   document of that company is for that quarter (a 10-Q, an earnings release); the year's annual report
   counts for Q4 only when asked (`weaverbird eval route` measures both).
@@ -82,11 +84,36 @@ def name_candidates(question: str) -> list[str]:
     return out
 
 
+# A name this short that starts a company's key is too likely another company's ("AM" of AMAZON).
+_MIN_PREFIX = 3
+
+
+def known_as(name: str, known_names: Iterable[str]) -> str:
+    """The known company (or alias) a name the question writes stands for: the same key, the key with a
+    plural/possessive "S" ("McDonald" for MCDONALDS), or, for three characters or more, the start of one
+    ("MGM" for MGMRESORTS: a file-name key cannot be split into words). "" when none matches; the
+    shortest match when several do."""
+    key = normalize_company(name)
+    if not key:
+        return ""
+    keys = {normalize_company(n): n for n in known_names} | {
+        normalize_company(short_company_name(n)): n for n in known_names
+    }
+    keys.pop("", None)
+    for candidate in (key, key + "S"):
+        if candidate in keys:
+            return keys[candidate]
+    if len(key) < _MIN_PREFIX:
+        return ""
+    starts = sorted((k for k in keys if k.startswith(key)), key=len)
+    return keys[starts[0]] if starts else ""
+
+
 def names_to_look_up(question: str, known_names: Iterable[str], limit: int) -> list[str]:
-    """At most `limit` name candidates of the question that are not a catalog company or alias: the ones
-    whose presence in the KB the caller asks of the lexical index."""
-    known = {normalize_company(n) for n in known_names}
-    return [n for n in name_candidates(question) if normalize_company(n) not in known][:limit]
+    """At most `limit` name candidates of the question that are not a catalog company or alias (known_as):
+    the ones whose presence in the KB the caller asks of the lexical index."""
+    known = list(known_names)
+    return [n for n in name_candidates(question) if not known_as(n, known)][:limit]
 
 
 # Words after a name that make it a company's ("AES Corporation", "3M Company"), and the possessive.
@@ -139,18 +166,16 @@ def company_names(question: str) -> list[str]:
 
 def unknown_companies(question: str, known_names: Iterable[str]) -> list[str]:
     """The question's company names (company_names) that no catalog company, its short name ("AES" for
-    AES_CORPORATION) or alias matches, also after dropping leading words ("Among Adobe" is Adobe).
-    Empty when the catalog knows no company at all: it then cannot tell a missing company from a KB
-    filed without company names."""
-    known = {normalize_company(m) for n in known_names for m in (n, short_company_name(n))} - {""}
+    AES_CORPORATION) or alias matches (known_as), also after dropping leading words ("Among Adobe" is
+    Adobe). Empty when the catalog knows no company at all: it then cannot tell a missing company from
+    a KB filed without company names."""
+    known = [n for n in known_names if normalize_company(n)]
     if not known:
         return []
     out = []
     for name in company_names(question):
         words = name.split()
-        tails = [normalize_company(" ".join(words[k:])) for k in range(len(words))]
-        # "McDonald's" lost its "'s" as a possessive: the company may be MCDONALDS.
-        if not any(t in known or t + "S" in known for t in tails):
+        if not any(known_as(" ".join(words[k:]), known) for k in range(len(words))):
             out.append(name)
     return out
 
@@ -189,6 +214,8 @@ class Coverage:
 
     covered: bool
     reason: str = ""
+    # What was not covered: "period" (year), "quarter", "company" or "name"; "" when covered.
+    gap: str = ""
 
 
 def assess(
@@ -211,19 +238,20 @@ def assess(
         years = company_years.get(str(company))
         if years is not None and isinstance(year, int) and not period_covered(years, year, next_year):
             shown = ", ".join(str(y) for y in sorted(set(years)) if y)
-            return Coverage(False, f"the knowledge base holds no {year} document of {company} (it has {shown})")
+            gap = f"the knowledge base holds no {year} document of {company} (it has {shown})"
+            return Coverage(False, gap, "period")
         quarter = filters.get("quarter")
         if company_quarters is not None and years is not None and isinstance(year, int) and isinstance(quarter, int):
             quarters = company_quarters.get(str(company), ())
             if not quarter_covered(quarters, years, year, quarter, annual_q4):
                 shown = ", ".join(f"{y} Q{q}" for y, q in sorted(set(quarters))) or "no quarterly documents"
                 gap = f"the knowledge base holds no {year} Q{quarter} document of {company} (it has {shown})"
-                return Coverage(False, gap)
+                return Coverage(False, gap, "quarter")
         return Coverage(True)
     missing = list(missing_companies)
     if missing:
-        return Coverage(False, f"the knowledge base holds no document of {', '.join(missing)}")
+        return Coverage(False, f"the knowledge base holds no document of {', '.join(missing)}", "company")
     unknown = list(unknown_names)
     if unknown:
-        return Coverage(False, f"the knowledge base never mentions {', '.join(unknown)}")
+        return Coverage(False, f"the knowledge base never mentions {', '.join(unknown)}", "name")
     return Coverage(True)

@@ -352,9 +352,13 @@ class IngestConsumer:
             return
         try:
             source, data, filename, content_sha256 = await self._content(message)
-            # The company tag is part of what is stored: a page seen untagged is rewritten once tagged.
+            # The company tag is part of what is stored: a page seen untagged is rewritten once tagged,
+            # and an untagged copy never replaces a tagged one.
             content_key = f"{content_sha256}:{message.company}" if message.company else content_sha256
-            if self._dedupe.seen(source, content_key) and await self._still_stored(source):
+            seen = self._dedupe.seen(source, content_key) or (
+                not message.company and self._dedupe.seen_tagged(source, content_sha256)
+            )
+            if seen and await self._still_stored(source):
                 self.duplicates += 1
                 log.debug("skipping %s: this content is already stored", source)
                 return

@@ -35,6 +35,15 @@ class DedupeIndex:
         ).fetchone()
         return row is not None
 
+    def seen_tagged(self, url: str, content_sha256: str) -> bool:
+        """True if this content of this URL is stored filed under a company (key "<sha256>:<company>")."""
+        prefix = f"{content_sha256}:"
+        row = self._db.execute(
+            "SELECT 1 FROM ingested WHERE source = ? AND substr(content_sha256, 1, ?) = ?",
+            (canonical_source(url), len(prefix), prefix),
+        ).fetchone()
+        return row is not None
+
     def remember(self, url: str, content_sha256: str, document_id: str, chunks: int) -> None:
         """Records that this content of `url` is stored (replacing an older version's entry)."""
         self._db.execute(

@@ -26,6 +26,8 @@ class Catalog:
     years: Mapping[str, Sequence[int]] = field(default_factory=dict)
     # (year, quarter) of each company's quarterly documents (no entry: none are quarterly).
     quarters: Mapping[str, Sequence[tuple[int, int]]] = field(default_factory=dict)
+    # Chunks of each company's documents that carry no year (no entry: none); they may cover any year.
+    undated: Mapping[str, int] = field(default_factory=dict)
 
     # Derived once per catalog read, not per question (the catalog is shared until the next refresh).
     @cached_property

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
 
 from weaverbird_common import telemetry
-from weaverbird_common.coverage import assess, names_to_look_up, unknown_companies
+from weaverbird_common.coverage import assess, known_as, names_to_look_up, unknown_companies
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
@@ -238,7 +238,8 @@ class QuestionFlow:
     async def _coverage_gap(self, params: AskParams, vector: list[float]) -> tuple[str, str]:
         """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year or
         quarter of a KB company it has no document for, a company the catalog does not know, or a name that no chunk
-        mentions (weaverbird_common.coverage); and the unknown company, if that was why."""
+        mentions (weaverbird_common.coverage); and the company its web pages are filed under: the unknown
+        company, or the deployment's known company an unknown name stands for."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
@@ -249,7 +250,21 @@ class QuestionFlow:
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
-        return assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters).reason, ""
+        verdict = assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters)
+        if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
+            return "", ""
+        # Pages fetched for a name the deployment knows ("MGM" of MGMRESORTS) are filed under that company,
+        # never under a second spelling of it.
+        filed_under = next((c for c in (known_as(n, self._s.known_companies) for n in unknown) if c), "")
+        return verdict.reason, filed_under
+
+    async def _undated_mention(self, filters: Mapping[str, str | int], catalog: Catalog, vector: list[float]) -> bool:
+        """Whether one of the company's documents that carry no year (web pages the KB grew by) mentions
+        the question's year: such a page may well be that year's filing, so the period is not missing."""
+        company, year = str(filters.get("company", "")), filters.get("year")
+        if not catalog.undated.get(company) or not isinstance(year, int):
+            return False
+        return bool(await self._peers.search(vector, 1, {"company": company, "year": 0}, str(year), "lexical"))
 
     async def _search_local(
         self, params: AskParams, vector: list[float]

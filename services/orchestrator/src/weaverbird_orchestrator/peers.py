@@ -123,6 +123,7 @@ class GrpcPeers:
             points=reply.points,
             years={c.company: list(c.years) for c in reply.companies},
             quarters={c.company: [(q.year, q.quarter) for q in c.quarters] for c in reply.companies if c.quarters},
+            undated={c.company: c.undated_chunks for c in reply.companies if c.undated_chunks},
         )
 
     async def generate(

@@ -89,6 +89,7 @@ def _build(
         alias_facet, year_facet, years_of_quarter = per_company[company]
         aliases = sorted(str(a) for a, _ in alias_facet if a)
         years = sorted(int(y) for y, _ in year_facet if int(y))  # type: ignore[call-overload]
+        undated = sum(n for y, n in year_facet if not int(y))  # type: ignore[call-overload]
         quarters = sorted(
             (int(y), q)  # type: ignore[call-overload]
             for q, year_facet_q in years_of_quarter.items()
@@ -102,6 +103,7 @@ def _build(
                 aliases=aliases,
                 years=years,
                 quarters=[retriever_pb2.FiscalQuarter(year=y, quarter=q) for y, q in quarters],
+                undated_chunks=undated,
             )
         )
     targets = {

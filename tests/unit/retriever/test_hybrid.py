@@ -173,18 +173,22 @@ def test_catalog_lists_every_quarter_beside_the_annual_documents(store: VectorSt
 
 def test_catalog_counts_the_chunks_of_a_company_that_carry_no_year(store: VectorStore) -> None:
     # Web pages whose text gives no fiscal year are stored with year 0: they may be about any year.
-    years = [2023, 0, 0]
-    vectors = _vectors(len(years))
+    pages = [(2023, "Nimbus results for fiscal 2023."), (0, "Nimbus net sales in 2019 rose."), (0, "Nimbus results.")]
+    vectors = _vectors(len(pages))
     store.upsert(
         [
-            ChunkRecord(point_id(f"nimbus-{i}", 0), vectors[i], "Nimbus results.", {"company": "NIMBUS", "year": y})
-            for i, y in enumerate(years)
+            ChunkRecord(point_id(f"nimbus-{i}", 0), vectors[i], text, {"company": "NIMBUS", "year": y})
+            for i, (y, text) in enumerate(pages)
         ]
     )
     by_company = {c.company: c for c in read_catalog(store, 100).companies}
     assert list(by_company["NIMBUS"].years) == [2023]
     assert by_company["NIMBUS"].undated_chunks == 2
     assert by_company["AURORA"].undated_chunks == 0
+    # The coverage gate's question: does an undated page of the company mention the year?
+    undated = {"company": "NIMBUS", "year": 0}
+    assert _texts(store.search(vectors[0], 1, undated, SearchOptions(mode="lexical", text="2019"))) == [pages[1][1]]
+    assert not store.search(vectors[0], 1, undated, SearchOptions(mode="lexical", text="2023"))
 
 
 # -- collections made before lexical vectors ----------------------------------------------------------

@@ -16,7 +16,9 @@ citation correctness (among answers citing, a cited passage is from an evidence 
 own context); numeric faithfulness (among answers with figures, the served check found every figure in a
 cited passage: the model's own rate, whatever the policy then did); answers withheld by the "replace"
 policy and answers shown with an unsupported figure; answers with a figure found in no passage given at
-all; refusals; and, for out-of-KB questions, the share refused or routed to the web. Every answer is
+all (and, in brackets, those whose figure in no passage is not the served calculator's: its result and
+formula constants are computed in code from cited figures, so no passage states them); refusals; and,
+for out-of-KB questions, the share refused or routed to the web. Every answer is
 scored as the user is left with it: a withheld answer is its insufficient-information replacement.
 """
 
@@ -116,6 +118,9 @@ class AnswerRecord:
     withheld: bool = False  # the "replace" policy showed the insufficient-information answer instead
     routed_task: str = ""  # the task the question was routed to (lookup, calculation, extraction, analysis)
     task: str = ""  # the task that answered (a calculation that did not verify falls back to lookup)
+    # Figures of in_no_passage that the served calculator wrote (its result and formula constants,
+    # computed in code from cited figures), not the model: a computed difference is in no passage by nature.
+    computed: list[str] = field(default_factory=list)
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -143,6 +148,9 @@ def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
         "answers_with_figures": len(with_figures),
         "numeric_faithfulness": _share(sum(r.answer_check == "supported" for r in with_figures), len(with_figures)),
         "answers_with_a_figure_in_no_passage": sum(bool(r.in_no_passage) for r in records),
+        "answers_with_a_stated_figure_in_no_passage": sum(
+            bool(set(r.in_no_passage) - set(r.computed)) for r in records
+        ),
         "withheld": sum(r.withheld for r in records),
         "shown_with_unsupported_figures": sum(r.answer_check == "unsupported" and not r.withheld for r in records),
         "evidence_in_context": _share(sum(r.evidence_in_context for r in records), len(records)),
@@ -224,6 +232,10 @@ def chinese_cases(data: Path, n: int) -> tuple[list[Case], list[dict], list[str]
     return sample(cases, n), payloads, texts
 
 
+# The line the served calculator writes under the figures (tasks.calculation.calculation_line).
+_CALCULATION_LINE = re.compile(r"^(?:Calculation:|计算：).*$", re.MULTILINE)
+
+
 def _passage_id(c: Any, set_name: str) -> str:
     return c.document_id if set_name == "chinese" else f"{c.title}#p{c.page}"
 
@@ -265,6 +277,9 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     check_name = orchestrator_pb2.AnswerCheck.Name(done.answer_check).removeprefix("ANSWER_CHECK_").lower()
     given = "\n\n".join(f"{c.title}\n{c.text}" for c in citations)
     anywhere = check_answer(re.sub(r"\[\d+\]", "", answer), [given])
+    in_no_passage = list(anywhere.unsupported) if citations else [f.text for f in answer_figures(answer)]
+    computed_line = _CALCULATION_LINE.search(answer) if done.calculation.result_text else None
+    computed = {f.text for f in answer_figures(computed_line.group())} if computed_line else set()
     return AnswerRecord(
         set=case.set,
         id=case.id,
@@ -278,7 +293,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         evidence_in_context=any(_passage_id(c, case.set) in case.relevant for c in citations),
         answer_check=check_name,
         unsupported=list(done.unsupported_numbers),
-        in_no_passage=list(anywhere.unsupported) if citations else [f.text for f in answer_figures(answer)],
+        in_no_passage=in_no_passage,
         route=route,
         refused=is_refusal(answer) or done.answer_check == orchestrator_pb2.ANSWER_CHECK_REFUSED,
         withheld=bool(done.replacement_answer),
@@ -288,6 +303,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         cached_tokens=done.cached_tokens,
         routed_task=routed_task,
         task=_task_name(done.task),
+        computed=[f for f in in_no_passage if f in computed],
     )
 
 
@@ -386,7 +402,8 @@ def markdown(summary: dict) -> str:
         f"{summary.get('numeric_check_policy', 'served default')}.",
         "",
         "| set | questions | accuracy strict | (lenient) | citation correct | model's numeric faithfulness | "
-        "withheld | shown with an unsupported figure | figure in no passage | refusals | refused or web | "
+        "withheld | shown with an unsupported figure | figure in no passage (not computed in code) | refusals | "
+        "refused or web | "
         "strict if unsupported replaced | TTFT p50 s | seconds p50 |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -396,7 +413,9 @@ def markdown(summary: dict) -> str:
             f"{_pct(s['accuracy_lenient'])} of {s['lenient_scored']} | {_pct(s['citation_correct'])} of "
             f"{s['answers_citing']} | {_pct(s['numeric_faithfulness'])} of {s['answers_with_figures']} | "
             f"{s.get('withheld', 0)} | {s.get('shown_with_unsupported_figures', 'n/a')} | "
-            f"{s['answers_with_a_figure_in_no_passage']} | {s['refusals']} | {_pct(s['refused_or_web'])} | "
+            f"{s['answers_with_a_figure_in_no_passage']} "
+            f"({s.get('answers_with_a_stated_figure_in_no_passage', 'n/a')}) | "
+            f"{s['refusals']} | {_pct(s['refused_or_web'])} | "
             f"{_pct(s['accuracy_strict_if_replaced'])} | {s['ttft_seconds_p50']} | {s['seconds_p50']} |"
         )
     return "\n".join(lines) + "\n"

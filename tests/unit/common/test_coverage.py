@@ -68,13 +68,14 @@ def test_unknown_companies_are_the_names_no_catalog_entry_matches() -> None:
 
 
 def test_a_short_name_stands_for_the_known_company_it_starts() -> None:
-    known = ["MGMRESORTS", "AMERICANEXPRESS", "AMERICANWATERWORKS", "3M", "AES_CORPORATION"]
+    known = ["MGMRESORTS", "AMERICANEXPRESS", "AMERICANWATERWORKS", "3M", "AES_CORPORATION", "METALSCORP"]
     assert known_as("MGM", known) == "MGMRESORTS"  # a file-name key cannot be split into words
     assert known_as("MGM Resorts", known) == "MGMRESORTS"
-    assert known_as("American", known) == "AMERICANEXPRESS"  # several start with it: the shortest
+    assert known_as("AMERICAN", known) == "AMERICANEXPRESS"  # several start with it: the shortest
     assert known_as("AES", known) == "AES_CORPORATION"  # its short name, exactly
     assert known_as("3M", known) == "3M"
-    assert known_as("Am", known) == ""  # two letters start too many names to count
+    assert known_as("AM", known) == ""  # two letters start too many names to count
+    assert known_as("Meta", known) == ""  # a word, not an abbreviation: another company
     assert known_as("Kraft Heinz", known) == ""
     assert unknown_companies("What was MGM's EBITDAR in 2022?", known) == []
     assert names_to_look_up("What did MGM and Zephyr report?", known, 4) == ["Zephyr"]

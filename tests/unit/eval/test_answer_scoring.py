@@ -63,8 +63,15 @@ def test_summary_counts_only_the_questions_each_score_applies_to() -> None:
             _record(set="out_of_kb", refused=True),
             _record(set="out_of_kb", route="web"),
             _record(set="out_of_kb", answer="It was 9 [1]"),
+            # The calculator's result is in no passage by nature; a figure the model wrote is counted.
+            _record(
+                set="calc", answer="A = 5 [1]\nCalculation: A - 2 = 3", in_no_passage=["2", "3"], computed=["2", "3"]
+            ),
+            _record(set="calc", answer="A = 6 [1]\nCalculation: A = 6", in_no_passage=["6"]),
         ]
     )
+    assert sets["calc"]["answers_with_a_figure_in_no_passage"] == 2
+    assert sets["calc"]["answers_with_a_stated_figure_in_no_passage"] == 1
     s = sets["financebench"]
     assert s["scored"] == 3 and s["accuracy_strict"] == 1 / 3
     assert s["lenient_scored"] == 2 and s["accuracy_lenient"] == 1.0

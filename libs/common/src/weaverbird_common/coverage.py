@@ -90,9 +90,10 @@ _MIN_PREFIX = 3
 
 def known_as(name: str, known_names: Iterable[str]) -> str:
     """The known company (or alias) a name the question writes stands for: the same key, the key with a
-    plural/possessive "S" ("McDonald" for MCDONALDS), or, for three characters or more, the start of one
-    ("MGM" for MGMRESORTS: a file-name key cannot be split into words). "" when none matches; the
-    shortest match when several do."""
+    plural/possessive "S" ("McDonald" for MCDONALDS), or the start of one when the name is written as an
+    abbreviation, in capitals, three characters or more ("MGM" for MGMRESORTS: a file-name key cannot be
+    split into words, and "Meta" must not become METALSCORP). "" when none matches; the shortest match
+    when several do."""
     key = normalize_company(name)
     if not key:
         return ""
@@ -103,7 +104,7 @@ def known_as(name: str, known_names: Iterable[str]) -> str:
     for candidate in (key, key + "S"):
         if candidate in keys:
             return keys[candidate]
-    if len(key) < _MIN_PREFIX:
+    if len(key) < _MIN_PREFIX or not name.strip().isupper():
         return ""
     starts = sorted((k for k in keys if k.startswith(key)), key=len)
     return keys[starts[0]] if starts else ""

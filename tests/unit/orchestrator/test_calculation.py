@@ -33,6 +33,22 @@ def test_a_difference_keeps_the_currency_and_scale() -> None:
     assert r.result == pytest.approx(181.7) and r.unit == "USD million"
 
 
+def test_an_average_keeps_the_currency_and_scale() -> None:
+    out = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: (A + B) / 2"
+    r = compute(out, PASSAGES, "en")
+    assert r.result == pytest.approx(1193.75) and r.unit == "USD million"
+
+
+def test_an_amount_multiplied_by_100_is_not_a_percentage() -> None:
+    figures = "A: revenue 2024 = USD 1,284.6 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\n"
+    r = compute(figures + "Formula: (A + B) / 2 * 100", PASSAGES, "en")
+    assert "only a ratio of figures makes a percentage" in r.error and not r.answer
+    # An average of percentages is a percentage; their difference is in percentage points.
+    figures = "A: margin = 41.2% [1]\nB: growth = 16.5% [1]\n"
+    assert compute(figures + "Formula: (A + B) / 2", PASSAGES, "en").result_text == "28.85%"
+    assert compute(figures + "Formula: A - B", PASSAGES, "en").result_text == "24.7 percentage points"
+
+
 def test_a_figure_in_no_passage_is_refused() -> None:
     out = "A: revenue 2024 = USD 1,300.0 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: A - B"
     r = compute(out, PASSAGES, "en")
@@ -87,6 +103,7 @@ def test_formula_evaluation_is_arithmetic_only() -> None:
     assert evaluate("(A - B) / B × 100", {"A": 3.0, "B": 2.0}) == pytest.approx(50.0)
     assert letters("(A + B + C) / 3") == {"A", "B", "C"}
     assert is_percent_scaled("(A - B) / B * 100") and not is_percent_scaled("A - B")
+    assert not is_percent_scaled("(A + B + C) / 3 * 100")  # a division by a number alone is an average
     for bad in ("A / 0", "A ** 2", "abs(A)", "A.real", ""):
         with pytest.raises(FormulaError):
             evaluate(bad, {"A": 1.0})

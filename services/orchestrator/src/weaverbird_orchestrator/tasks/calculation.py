@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
-from weaverbird_orchestrator.tasks.formula import FormulaError, evaluate, is_percent_scaled, is_ratio, letters
+from weaverbird_orchestrator.tasks.formula import (
+    FormulaError,
+    evaluate,
+    is_percent_scaled,
+    is_ratio,
+    letters,
+    normalise_formula,
+    scales_by_100,
+)
 from weaverbird_orchestrator.tasks.llm import Generator
 
 _FIGURE_LINE = re.compile(
@@ -130,11 +138,14 @@ def to_one_scale(figures: Sequence[CalcFigure]) -> tuple[dict[str, float], float
 
 def check_units(figures: Sequence[CalcFigure], formula: str) -> str:
     """Why the figures cannot be combined by this formula ("" when they can): a percentage added to or
-    subtracted from an amount, or amounts in different currencies."""
+    subtracted from an amount, an amount multiplied by 100 as if it were a ratio (a small model writes
+    "(A + B + C) / 3 * 100" for an average), or amounts in different currencies."""
     used = [f for f in figures if f.letter in letters(formula)]
     percents = {f.percent for f in used}
     if len(percents) > 1 and not is_ratio(formula):
         return "the formula adds or subtracts a percentage and an amount"
+    if scales_by_100(formula) and not is_ratio(formula) and not all(f.percent for f in used):
+        return "the formula multiplies an amount by 100: only a ratio of figures makes a percentage"
     currencies = {c.group(1).upper() for f in used if not f.percent and (c := _CURRENCY.search(f.text))}
     currencies = {
         {"$": "USD", "US$": "USD", "美元": "USD", "元": "RMB", "CNY": "RMB", "￥": "RMB"}.get(c, c) for c in currencies
@@ -156,7 +167,8 @@ def result_unit(figures: Sequence[CalcFigure], formula: str, scale: float) -> st
     if is_ratio(formula):
         return ""
     if all(f.percent for f in used):
-        return "percentage points"
+        # A difference of percentages is in percentage points; a sum or an average is a percentage.
+        return "percentage points" if "-" in normalise_formula(formula) else "%"
     amount = next((f for f in used if not f.percent), used[0])
     currency = _CURRENCY.search(amount.text)
     return " ".join(x for x in (currency.group(1) if currency else "", _SCALE_NAMES.get(scale, "")) if x)

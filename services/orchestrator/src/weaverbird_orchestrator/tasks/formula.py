@@ -69,15 +69,26 @@ def evaluate(formula: str, values: Mapping[str, float]) -> float:
 
 
 def is_ratio(formula: str) -> bool:
-    """A division of figures (a ratio or a growth rate), not a sum or difference of them."""
+    """A division by a figure (a ratio or a growth rate), not a sum or difference of figures. A division
+    by a number alone ("(A + B + C) / 3", an average) is not one: it keeps the figures' unit."""
     try:
         tree = ast.parse(normalise_formula(formula), mode="eval")
     except SyntaxError:
         return False
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(tree))
+    return any(
+        isinstance(n, ast.BinOp)
+        and isinstance(n.op, ast.Div)
+        and any(isinstance(m, ast.Name) for m in ast.walk(n.right))
+        for n in ast.walk(tree)
+    )
+
+
+def scales_by_100(formula: str) -> bool:
+    """The formula multiplies by 100, as a percentage does."""
+    text = normalise_formula(formula).replace(" ", "")
+    return "*100" in text or "100*" in text
 
 
 def is_percent_scaled(formula: str) -> bool:
     """A ratio multiplied by 100 (the result is a percentage)."""
-    text = normalise_formula(formula).replace(" ", "")
-    return is_ratio(formula) and ("*100" in text or "100*" in text)
+    return is_ratio(formula) and scales_by_100(formula)

@@ -88,33 +88,51 @@ def name_candidates(question: str) -> list[str]:
 _MIN_PREFIX = 3
 
 
+class KnownNames:
+    """Matching keys of the known companies and aliases, built once per question: `match` is called for
+    every name the question writes, and a catalog can hold thousands of names."""
+
+    def __init__(self, known_names: Iterable[str]) -> None:
+        names = list(known_names)
+        keys = {normalize_company(n): n for n in names} | {normalize_company(short_company_name(n)): n for n in names}
+        keys.pop("", None)
+        self._keys = keys
+
+    def __bool__(self) -> bool:
+        return bool(self._keys)
+
+    def match(self, name: str) -> str:
+        """The known company (or alias) a name the question writes stands for: the same key, the key with
+        a plural/possessive "S" ("McDonald" for MCDONALDS), or the start of one when the name is written
+        as an abbreviation, in capitals, three characters or more ("MGM" for MGMRESORTS: a file-name key
+        cannot be split into words, and "Meta" must not become METALSCORP). "" when none matches; the
+        shortest match when several do."""
+        key = normalize_company(name)
+        if not key:
+            return ""
+        for candidate in (key, key + "S"):
+            if candidate in self._keys:
+                return self._keys[candidate]
+        if len(key) < _MIN_PREFIX or not name.strip().isupper():
+            return ""
+        starts = sorted((k for k in self._keys if k.startswith(key)), key=len)
+        return self._keys[starts[0]] if starts else ""
+
+
 def known_as(name: str, known_names: Iterable[str]) -> str:
-    """The known company (or alias) a name the question writes stands for: the same key, the key with a
-    plural/possessive "S" ("McDonald" for MCDONALDS), or the start of one when the name is written as an
-    abbreviation, in capitals, three characters or more ("MGM" for MGMRESORTS: a file-name key cannot be
-    split into words, and "Meta" must not become METALSCORP). "" when none matches; the shortest match
-    when several do."""
-    key = normalize_company(name)
-    if not key:
-        return ""
-    keys = {normalize_company(n): n for n in known_names} | {
-        normalize_company(short_company_name(n)): n for n in known_names
-    }
-    keys.pop("", None)
-    for candidate in (key, key + "S"):
-        if candidate in keys:
-            return keys[candidate]
-    if len(key) < _MIN_PREFIX or not name.strip().isupper():
-        return ""
-    starts = sorted((k for k in keys if k.startswith(key)), key=len)
-    return keys[starts[0]] if starts else ""
+    """KnownNames(known_names).match(name), for a single name."""
+    return KnownNames(known_names).match(name)
 
 
-def names_to_look_up(question: str, known_names: Iterable[str], limit: int) -> list[str]:
-    """At most `limit` name candidates of the question that are not a catalog company or alias (known_as):
+def _known(names: KnownNames | Iterable[str]) -> KnownNames:
+    return names if isinstance(names, KnownNames) else KnownNames(names)
+
+
+def names_to_look_up(question: str, known_names: KnownNames | Iterable[str], limit: int) -> list[str]:
+    """At most `limit` name candidates of the question that are not a catalog company or alias (KnownNames):
     the ones whose presence in the KB the caller asks of the lexical index."""
-    known = list(known_names)
-    return [n for n in name_candidates(question) if not known_as(n, known)][:limit]
+    known = _known(known_names)
+    return [n for n in name_candidates(question) if not known.match(n)][:limit]
 
 
 # Words after a name that make it a company's ("AES Corporation", "3M Company"), and the possessive.
@@ -165,18 +183,18 @@ def company_names(question: str) -> list[str]:
     return out
 
 
-def unknown_companies(question: str, known_names: Iterable[str]) -> list[str]:
+def unknown_companies(question: str, known_names: KnownNames | Iterable[str]) -> list[str]:
     """The question's company names (company_names) that no catalog company, its short name ("AES" for
-    AES_CORPORATION) or alias matches (known_as), also after dropping leading words ("Among Adobe" is
+    AES_CORPORATION) or alias matches (KnownNames), also after dropping leading words ("Among Adobe" is
     Adobe). Empty when the catalog knows no company at all: it then cannot tell a missing company from
     a KB filed without company names."""
-    known = [n for n in known_names if normalize_company(n)]
+    known = _known(known_names)
     if not known:
         return []
     out = []
     for name in company_names(question):
         words = name.split()
-        if not any(known_as(" ".join(words[k:]), known) for k in range(len(words))):
+        if not any(known.match(" ".join(words[k:])) for k in range(len(words))):
             out.append(name)
     return out
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
 
 from weaverbird_common import telemetry
-from weaverbird_common.coverage import assess, known_as, names_to_look_up, unknown_companies
+from weaverbird_common.coverage import KnownNames, assess, known_as, names_to_look_up, unknown_companies
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
@@ -110,6 +110,8 @@ class QuestionFlow:
         self._publisher = publisher
         self._default_threshold = settings.threshold
         self._catalog = CatalogCache(peers.catalog, settings.catalog_refresh_s)
+        self._known_for: Catalog | None = None  # the catalog _known_keys were built from
+        self._known_keys = (KnownNames(()), KnownNames(()))
         self._reranker = reranker or NoReranker()
         self._tasks = TaskRunner(
             peers, settings, answer=self.answer, retrieve=self.retrieve, sub_params=self._sub_params
@@ -243,10 +245,11 @@ class QuestionFlow:
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
-            missing = unknown_companies(params.question, [*catalog.names, *self._s.known_companies])
+            with_deployment, in_catalog = self._known_names(catalog)
+            missing = unknown_companies(params.question, with_deployment)
             if missing:
                 return assess(params.filters, catalog.years, [], missing_companies=missing).reason, missing[0]
-            for name in names_to_look_up(params.question, catalog.names, self._s.coverage_max_names):
+            for name in names_to_look_up(params.question, in_catalog, self._s.coverage_max_names):
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
@@ -257,6 +260,14 @@ class QuestionFlow:
         # never under a second spelling of it.
         filed_under = next((c for c in (known_as(n, self._s.known_companies) for n in unknown) if c), "")
         return verdict.reason, filed_under
+
+    def _known_names(self, catalog: Catalog) -> tuple[KnownNames, KnownNames]:
+        """(the catalog's and the deployment's company names, the catalog's alone) as matching keys, built
+        once per catalog read rather than per question: a catalog can hold thousands of names."""
+        if self._known_for is not catalog:
+            self._known_for = catalog
+            self._known_keys = (KnownNames([*catalog.names, *self._s.known_companies]), KnownNames(catalog.names))
+        return self._known_keys
 
     async def _undated_mention(self, filters: Mapping[str, str | int], catalog: Catalog, vector: list[float]) -> bool:
         """Whether one of the company's documents that carry no year (web pages the KB grew by) mentions

@@ -49,6 +49,13 @@ def test_an_amount_multiplied_by_100_is_not_a_percentage() -> None:
     assert compute(figures + "Formula: A - B", PASSAGES, "en").result_text == "24.7 percentage points"
 
 
+def test_a_percentage_of_an_amount_keeps_the_amounts_unit() -> None:
+    passages = ["The company had 33,443,500 shares; the holder will sell up to 3.00% of them."]
+    out = "A: shares = 33,443,500 [1]\nB: share to sell = 3.00% [1]\nFormula: A * B / 100"
+    r = compute(out, passages, "en")
+    assert not r.error and r.result_text == "1,003,305"
+
+
 def test_a_figure_in_no_passage_is_refused() -> None:
     out = "A: revenue 2024 = USD 1,300.0 million [1]\nB: revenue 2023 = USD 1,102.9 million [1]\nFormula: A - B"
     r = compute(out, PASSAGES, "en")

@@ -89,8 +89,8 @@ _MIN_PREFIX = 3
 
 
 class KnownNames:
-    """Matching keys of the known companies and aliases, built once per question: `match` is called for
-    every name the question writes, and a catalog can hold thousands of names."""
+    """Matching keys of the known companies and aliases. `match` is called for every name a question
+    writes and a catalog can hold thousands of names, so callers build this once per catalog read."""
 
     def __init__(self, known_names: Iterable[str]) -> None:
         names = list(known_names)

@@ -19,6 +19,7 @@ from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
 from weaverbird_orchestrator.tasks.formula import (
     FormulaError,
+    divides,
     evaluate,
     is_percent_scaled,
     is_ratio,
@@ -142,7 +143,7 @@ def check_units(figures: Sequence[CalcFigure], formula: str) -> str:
     "(A + B + C) / 3 * 100" for an average), or amounts in different currencies."""
     used = [f for f in figures if f.letter in letters(formula)]
     percents = {f.percent for f in used}
-    if len(percents) > 1 and not is_ratio(formula):
+    if len(percents) > 1 and not divides(formula):  # "A * B / 100" takes a percentage of an amount
         return "the formula adds or subtracts a percentage and an amount"
     if scales_by_100(formula) and not is_ratio(formula) and not all(f.percent for f in used):
         return "the formula multiplies an amount by 100: only a ratio of figures makes a percentage"

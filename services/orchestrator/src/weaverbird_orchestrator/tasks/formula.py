@@ -68,6 +68,15 @@ def evaluate(formula: str, values: Mapping[str, float]) -> float:
     return result
 
 
+def divides(formula: str) -> bool:
+    """The formula divides somewhere (by a figure or by a number)."""
+    try:
+        tree = ast.parse(normalise_formula(formula), mode="eval")
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(tree))
+
+
 def is_ratio(formula: str) -> bool:
     """A division by a figure (a ratio or a growth rate), not a sum or difference of figures. A division
     by a number alone ("(A + B + C) / 3", an average) is not one: it keeps the figures' unit."""

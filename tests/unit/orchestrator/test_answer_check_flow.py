@@ -6,28 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import prometheus_client
-from fixtures.fake_peers import FakePeers, local_passage
+from fixtures.fake_peers import FakePeers, OnePageWeb, local_passage
 from weaverbird.v1 import orchestrator_pb2
-from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_orchestrator.domain import AskParams, Route, RouteDecision
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, FurtherReadingEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT
 from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
-from weaverbird_orchestrator.web import WebGathering
 
 METRIC = "weaverbird_orchestrator_answer_numeric_checks_total"
 NOTE = "Larkspur Freight's net revenue was USD 1,284.6 million in fiscal 2024; gross margin was 12.5%."
-
-
-class FakeWeb:
-    """A web path whose one page holds the figure the question needs."""
-
-    async def gather(self, question: str) -> WebGathering:
-        doc = Document("web-1", "Larkspur results", "https://x.example/r", [], "en", "", None, None, "")
-        chunk = Chunk("web-1", 0, NOTE, None)
-        return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
 
 
 class _Context:
@@ -108,7 +97,9 @@ async def test_refusal_can_be_turned_off() -> None:
 
 async def test_web_passages_given_to_the_model_mean_no_refusal() -> None:
     peers = FakePeers(WEAK, ["Revenue was USD 1,284.6 million [1]."])
-    events = await _run(QuestionFlow(peers, _settings(), web=FakeWeb()))  # type: ignore[arg-type]
+    events = await _run(
+        QuestionFlow(peers, _settings(), web=OnePageWeb("web-1", "Larkspur results", "https://x.example/r", NOTE))
+    )  # type: ignore[arg-type]
     assert events[0].route == Route.WEB and events[0].web_status == "ok"  # type: ignore[attr-defined]
     assert len(peers.generated_from) == 1 and peers.generated_from[0][0].origin == "web"
     done = events[-1]

@@ -4,16 +4,15 @@ the question to the web however high the cosine; covered questions stay local.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import pytest
-from fixtures.fake_peers import FakePeers
-from weaverbird_common.docs.documents import Chunk, Document
+from fixtures.fake_peers import FakePeers, OnePageWeb
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.domain import Passage, Route
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.settings import OrchestratorSettings
-from weaverbird_orchestrator.web import WebGathering
 
 # A strong cosine on some other company's page: the case the cosine gate cannot catch.
 _HIT = Passage("p1", "Net sales were USD 512 million.", 0.80, "doc-1", "Aurora FY2023", "aurora.md", 0, "local")
@@ -98,15 +97,6 @@ async def test_a_company_the_catalog_does_not_know_goes_to_the_web_even_if_chunk
     assert route == Route.LOCAL  # a catalog alias, written with its legal form
 
 
-class KestrelWeb:
-    """A web path whose one page is about Kestrel Mining."""
-
-    async def gather(self, question: str) -> WebGathering:
-        doc = Document("web-1", "Kestrel Mining results", "https://x.example/k", [], "en", "", None, None, "")
-        chunk = Chunk("web-1", 0, "Kestrel Mining reported EBITDA of USD 93.1 million for 2023.", None)
-        return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
-
-
 class Published:
     def __init__(self) -> None:
         self.messages: list[IngestMessage] = []
@@ -119,7 +109,13 @@ async def test_a_web_page_about_the_unknown_company_is_filed_under_it() -> None:
     # So the catalog knows the company once the page is ingested, and the next question stays local.
     settings = OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3)
     published = Published()
-    flow = QuestionFlow(CatalogPeers({"kestrel"}), settings, web=KestrelWeb(), publisher=published)  # type: ignore[arg-type]
+    web = OnePageWeb(
+        "web-1",
+        "Kestrel Mining results",
+        "https://x.example/k",
+        "Kestrel Mining reported EBITDA of USD 93.1 million for 2023.",
+    )
+    flow = QuestionFlow(CatalogPeers({"kestrel"}), settings, web=web, publisher=published)  # type: ignore[arg-type]
     retrieval = await flow.retrieve(await flow.params("What was Kestrel Mining's EBITDA in 2023?"))
     assert retrieval.decision.route == Route.WEB and retrieval.decision.documents_queued == 1
     assert [m.company for m in published.messages] == ["Kestrel Mining"]
@@ -159,8 +155,7 @@ class UndatedPeers(CatalogPeers):
         return await super().search(vector, k, filters, text, mode)
 
     async def catalog(self) -> Catalog:
-        dated = await super().catalog()
-        return Catalog(dated.companies, dated.points, dated.years, dated.quarters, undated={"AURORA": 12})
+        return replace(await super().catalog(), undated={"AURORA": 12})
 
 
 async def test_an_undated_page_of_the_company_that_mentions_the_year_covers_it() -> None:
@@ -175,22 +170,19 @@ async def test_an_undated_page_of_the_company_that_mentions_the_year_covers_it()
     assert route == Route.WEB  # no undated pages: the dated catalog decides, nothing is looked up
 
 
-class ResortWeb:
-    """A web path whose one page is about MGM Resorts."""
-
-    async def gather(self, question: str) -> WebGathering:
-        doc = Document("web-2", "MGM Resorts results", "https://x.example/m", [], "en", "", None, None, "")
-        chunk = Chunk("web-2", 0, "MGM Resorts reported EBITDAR of USD 4.1 billion for 2022.", None)
-        return WebGathering([doc], [(doc, chunk)], 1.0, 1.0, 1, 0, 0, "ok", [])
-
-
 async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_company() -> None:
     # "MGM" starts MGMRESORTS, the deployment's name for it: a second company "MGM" would split its pages.
     settings = OrchestratorSettings(
         embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3, known_companies=["MGMRESORTS"]
     )
     published = Published()
-    flow = QuestionFlow(CatalogPeers(set()), settings, web=ResortWeb(), publisher=published)  # type: ignore[arg-type]
+    web = OnePageWeb(
+        "web-2",
+        "MGM Resorts results",
+        "https://x.example/m",
+        "MGM Resorts reported EBITDAR of USD 4.1 billion for 2022.",
+    )
+    flow = QuestionFlow(CatalogPeers(set()), settings, web=web, publisher=published)  # type: ignore[arg-type]
     retrieval = await flow.retrieve(await flow.params("What was the EBITDAR of MGM's Las Vegas segment in 2022?"))
     assert retrieval.decision.route == Route.WEB and "MGM" in retrieval.decision.note
     assert [m.company for m in published.messages] == ["MGMRESORTS"]

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
 
 from weaverbird_common import telemetry
-from weaverbird_common.coverage import KnownNames, assess, known_as, names_to_look_up, unknown_companies
+from weaverbird_common.coverage import KnownNames, assess, names_to_look_up, unknown_companies
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
@@ -112,6 +112,7 @@ class QuestionFlow:
         self._catalog = CatalogCache(peers.catalog, settings.catalog_refresh_s)
         self._known_for: Catalog | None = None  # the catalog _known_keys were built from
         self._known_keys = (KnownNames(()), KnownNames(()))
+        self._deployment_names = KnownNames(settings.known_companies)  # ORCHESTRATOR_KNOWN_COMPANIES
         self._reranker = reranker or NoReranker()
         self._tasks = TaskRunner(
             peers, settings, answer=self.answer, retrieve=self.retrieve, sub_params=self._sub_params
@@ -258,7 +259,7 @@ class QuestionFlow:
             return "", ""
         # Pages fetched for a name the deployment knows ("MGM" of MGMRESORTS) are filed under that company,
         # never under a second spelling of it.
-        filed_under = next((c for c in (known_as(n, self._s.known_companies) for n in unknown) if c), "")
+        filed_under = next((c for c in map(self._deployment_names.match, unknown) if c), "")
         return verdict.reason, filed_under
 
     def _known_names(self, catalog: Catalog) -> tuple[KnownNames, KnownNames]:

@@ -25,13 +25,17 @@ def normalise_formula(text: str) -> str:
     return text.split("=")[0].strip().rstrip(".。")
 
 
+def _nodes(formula: str) -> list[ast.AST]:
+    """Every node of the formula's syntax tree; none when it does not parse."""
+    try:
+        return list(ast.walk(ast.parse(normalise_formula(formula), mode="eval")))
+    except SyntaxError:
+        return []
+
+
 def letters(formula: str) -> set[str]:
     """The figure letters a formula uses."""
-    try:
-        tree = ast.parse(normalise_formula(formula), mode="eval")
-    except SyntaxError:
-        return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return {n.id for n in _nodes(formula) if isinstance(n, ast.Name)}
 
 
 def evaluate(formula: str, values: Mapping[str, float]) -> float:
@@ -68,28 +72,19 @@ def evaluate(formula: str, values: Mapping[str, float]) -> float:
     return result
 
 
+def _divisions(formula: str) -> list[ast.BinOp]:
+    return [n for n in _nodes(formula) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div)]
+
+
 def divides(formula: str) -> bool:
     """The formula divides somewhere (by a figure or by a number)."""
-    try:
-        tree = ast.parse(normalise_formula(formula), mode="eval")
-    except SyntaxError:
-        return False
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) for n in ast.walk(tree))
+    return bool(_divisions(formula))
 
 
 def is_ratio(formula: str) -> bool:
     """A division by a figure (a ratio or a growth rate), not a sum or difference of figures. A division
     by a number alone ("(A + B + C) / 3", an average) is not one: it keeps the figures' unit."""
-    try:
-        tree = ast.parse(normalise_formula(formula), mode="eval")
-    except SyntaxError:
-        return False
-    return any(
-        isinstance(n, ast.BinOp)
-        and isinstance(n.op, ast.Div)
-        and any(isinstance(m, ast.Name) for m in ast.walk(n.right))
-        for n in ast.walk(tree)
-    )
+    return any(any(isinstance(m, ast.Name) for m in ast.walk(d.right)) for d in _divisions(formula))
 
 
 def scales_by_100(formula: str) -> bool:

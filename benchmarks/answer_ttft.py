@@ -8,7 +8,8 @@ user's `weaverbird ask` would, once per configuration:
 - ``full``: the passages as retrieved, llama.cpp's prompt cache off (how it was before);
 - ``cache``: the same, with the prompt cache on and warmed with the fixed rules at start-up;
 - ``focused``: the cache, plus query-focused context under the token budget (today's default);
-- ``focused-nosources``: ``focused`` without each passage's source in the prompt.
+- ``focused-nosources``: ``focused`` without each passage's source in the prompt;
+- ``focused-repacked``: ``focused`` with llama.cpp's repacked weights (the default until 2026-11-27).
 
 For each: TTFT and total time (p50/p95), prompt tokens and cached tokens as llama.cpp counts them, and
 whether the answer holds the expected figure (demo questions: QUESTIONS.md; FinanceBench: the gold
@@ -41,6 +42,8 @@ CONFIGS: dict[str, dict[str, str]] = {
     "focused": {"GENERATOR_PROMPT_CACHE": "true"},  # the default budget
     # Passage sources left out of the prompt: faster, answered worse (README, "With task routing").
     "focused-nosources": {"GENERATOR_PROMPT_CACHE": "true", "GENERATOR_PROMPT_SOURCES": "false"},
+    # Weights repacked for the CPU at load: read prompts slower on this AVX2 box (benchmarks/prompt_reading.py).
+    "focused-repacked": {"GENERATOR_PROMPT_CACHE": "true", "GENERATOR_LLAMA_REPACK": "true"},
 }
 MODEL_DIR = REPO / "var" / "models"
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")

@@ -36,6 +36,8 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "ingest": ("ingest", [], ["--docs", "20"]),
     "concurrency": ("concurrency", [], ["--quick"]),
     "ttft": ("ttft", [], ["--quick", "--model", "smollm2"]),
+    # llama.cpp's prompt reading with and without repacked weights (the GENERATOR_LLAMA_REPACK default).
+    "prompt_reading": ("prompt_reading", [], ["--quick"]),
     # Whole answers through the stack with the default model, before/after each prompt step.
     "answer_ttft": ("answer_ttft", [], ["--quick"]),
     "fallback_replay": ("fallback_replay", [], ["--quick"]),
@@ -143,6 +145,27 @@ def _ttft(r: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _prompt_reading(r: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{r['model_note']}; llama.cpp server alone, {r['prompts']} RAG prompts per start, {r['rounds']} starts per "
+        "variant (alternating), prompt cache off; llama.cpp's own timings.",
+        "",
+        "| weights | prompt tokens | prompt tok/s p50 | decode tok/s p50 |",
+        "|---|---|---|---|",
+    ]
+    for name, s in r["variants"].items():
+        lines.append(
+            f"| {name} | {s['prompt_tokens_mean']:.0f} | {s['prompt_tokens_per_s_p50']:.1f} | "
+            f"{s['decode_tokens_per_s_p50']:.1f} |"
+        )
+    lines += [
+        "",
+        f"plain / repacked: prompt reading **{r['prompt_speed_ratio_plain_over_repacked']:.2f}x**, decode "
+        f"{r['decode_speed_ratio_plain_over_repacked']:.2f}x.",
+    ]
+    return lines
+
+
 def _answer_ttft(r: dict[str, Any]) -> list[str]:
     lines = [
         f"{r['model']}; questions through AskStream on the running stack (demo notes + FinanceBench KB). "
@@ -197,6 +220,7 @@ SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
     "ingest": ("Ingest throughput", _ingest),
     "concurrency": ("Orchestrator under concurrent load", _concurrency),
     "ttft": ("Time to first token of the local model", _ttft),
+    "prompt_reading": ("Prompt reading speed of llama.cpp, plain against repacked weights", _prompt_reading),
     "answer_ttft": ("Time to first token of whole answers, before/after each prompt step", _answer_ttft),
     "fallback_replay": ("Fallback replay: the KB grows through Kafka (calibrated c, coverage gate)", _fallback_replay),
     "fallback_replay_cosine_only": ("Fallback replay, cosine gate alone (calibrated c)", _fallback_replay),

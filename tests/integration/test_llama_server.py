@@ -127,8 +127,10 @@ def test_busy_port_fails_cleanly(tmp_path_factory: pytest.TempPathFactory) -> No
             busy.start()
 
 
-async def test_child_process_mode(tmp_path_factory: pytest.TempPathFactory) -> None:
-    srv = LlamaServer(_smollm2(tmp_path_factory), ctx_size=1024, in_process=False)
+@pytest.mark.parametrize("repack", [False, True], ids=["plain-weights", "repacked-weights"])
+async def test_child_process_mode(tmp_path_factory: pytest.TempPathFactory, repack: bool) -> None:
+    # The child gets the weight layout as a flag of its own command line: an unknown flag would end it.
+    srv = LlamaServer(_smollm2(tmp_path_factory), ctx_size=1024, in_process=False, repack_weights=repack)
     with srv:
         assert srv._proc is not None
         pid_alive = srv._proc.poll() is None

@@ -32,6 +32,7 @@ async def main() -> None:
             n_threads=settings.llama_threads,
             parallel=settings.llama_parallel,
             in_process=False,
+            repack_weights=settings.llama_repack,
         )
         await asyncio.to_thread(llama.start)
         base_url, model_id = llama.base_url, f"llama.cpp:{model_path.name}"

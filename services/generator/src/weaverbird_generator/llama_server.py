@@ -67,6 +67,12 @@ class LlamaServer:
     Qwen2.5-1.5B decoding on 2 threads of this 2-core box fell to 0.8-3.4 tokens/s while other services
     were busy, against 9-17.5 tokens/s with OMP_WAIT_POLICY=PASSIVE (7-14 with one thread). Hence
     `passive_wait=True`, which sets OMP_WAIT_POLICY=PASSIVE unless the environment already sets it.
+
+    Weight layout: llama.cpp can repack quantized weights at load into interleaved CPU layouts ("extra
+    buffer types"). On this 2-core AVX2 box that made Qwen2.5-1.5B Q4_K_M read prompts *slower*
+    (32-37 tokens/s against 38-45 without; decode ~10 tokens/s either way; `python -m
+    benchmarks.prompt_reading`), and prompt reading is the time to first token here. Hence
+    `repack_weights=False`; other CPUs (AVX-512, ARM) may gain from it, so it stays a setting.
     """
 
     def __init__(
@@ -83,6 +89,7 @@ class LlamaServer:
         startup_timeout_s: float = 180.0,
         log_verbosity: int = 2,
         passive_wait: bool = True,
+        repack_weights: bool = False,
     ) -> None:
         self.model_path = Path(model_path)
         self.host = host
@@ -98,6 +105,7 @@ class LlamaServer:
         self.startup_timeout_s = startup_timeout_s
         self.log_verbosity = log_verbosity
         self.passive_wait = passive_wait
+        self.repack_weights = repack_weights
         self._server: Any = None  # xllamacpp.Server when in-process
         self._proc: subprocess.Popen[str] | None = None
         self._base_url: str | None = None
@@ -193,6 +201,7 @@ class LlamaServer:
         params.port = self.requested_port  # 0 = let the OS choose; read back from listening_address
         params.n_parallel = self.parallel
         params.n_ctx = self.ctx_size * self.parallel
+        params.no_extra_bufts = not self.repack_weights  # see the class docstring
         params.cpuparams.n_threads = self.n_threads
         params.cpuparams_batch.n_threads = self.n_threads_batch
         params.offline = True  # never reach for a model hub, whatever the params say
@@ -242,6 +251,8 @@ class LlamaServer:
             str(self.log_verbosity),
             "--exit-on-stdin-eof",
         ]
+        if self.repack_weights:
+            cmd.append("--repack-weights")
         # stdin stays open as a lifeline: if this process dies, even by SIGKILL, the child sees EOF and exits.
         env = dict(os.environ)
         if self.passive_wait:
@@ -307,6 +318,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=0, help="CPU threads generating tokens; 0 = all cores")
     ap.add_argument("--threads-batch", type=int, default=0, help="CPU threads reading the prompt; 0 = --threads")
     ap.add_argument("--parallel", type=int, default=1, help="concurrent requests (slots)")
+    ap.add_argument(
+        "--repack-weights", action="store_true", help="let llama.cpp repack weights for this CPU (slower on AVX2)"
+    )
     ap.add_argument("--log-verbosity", type=int, default=2, help="llama.cpp log level: 1 errors .. 4 debug")
     ap.add_argument("--exit-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -342,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         parallel=args.parallel,
         in_process=True,
         log_verbosity=args.log_verbosity,
+        repack_weights=args.repack_weights,
     )
     try:
         server.start()

@@ -11,7 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))  # `benchmarks` is a top-level folder, not an installed package
 
-from benchmarks import fallback_replay, suite  # noqa: E402
+from benchmarks import fallback_replay, prompt_reading, suite  # noqa: E402
 from benchmarks.financebench import Question  # noqa: E402
 
 
@@ -70,6 +70,32 @@ def test_report_renders_the_answer_ttft_steps(tmp_path: Path) -> None:
     assert "| focused, demo | 12 | 5.2 | 7.8 | 7.2 | 514 | 225 | 11 of 12 |" in section
     assert "TTFT p50 by task, focused, demo: lookup 4.1 s (9)" in section
     assert "by task, full" not in section  # an older run without the tasks
+
+
+def test_prompt_reading_summarises_llama_timings_and_renders_the_ratio(tmp_path: Path) -> None:
+    plain = [{"prompt_n": 1200, "prompt_per_second": v, "predicted_per_second": 9.0} for v in (40.0, 44.0, 42.0)]
+    repacked = [{"prompt_n": 1200, "prompt_per_second": v, "predicted_per_second": 9.5} for v in (30.0, 35.0, 33.0)]
+    variants = {"plain": prompt_reading.summarise(plain), "repacked": prompt_reading.summarise(repacked)}
+    assert variants["plain"]["prompt_tokens_per_s_p50"] == 42.0 and variants["repacked"]["n"] == 3
+    report = {
+        "model_note": "qwen",
+        "rounds": 1,
+        "prompts": 3,
+        "variants": variants,
+        "prompt_speed_ratio_plain_over_repacked": 42.0 / 33.0,
+        "decode_speed_ratio_plain_over_repacked": 9.0 / 9.5,
+    }
+    (tmp_path / "prompt_reading.json").write_text(json.dumps(report))
+    section = suite.report(tmp_path, failed={}).split("## Prompt reading speed")[1].split("## ")[0]
+    assert "| plain | 1200 | 42.0 | 9.0 |" in section and "| repacked | 1200 | 33.0 | 9.5 |" in section
+    assert "prompt reading **1.27x**, decode 0.95x" in section
+
+
+def test_prompt_reading_asks_with_the_served_prompt_in_both_languages() -> None:
+    chats = prompt_reading.prompts(2)
+    assert [m["role"] for m in chats[0]] == ["system", "user"]
+    assert "<information>" in chats[0][1]["content"] and "资料" in chats[1][1]["content"]
+    assert chats[0][1]["content"].count("</passage>") == 3
 
 
 def test_suite_rejects_an_unknown_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

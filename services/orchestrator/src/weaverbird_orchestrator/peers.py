@@ -60,8 +60,9 @@ def source_label(passage: Passage) -> str:
     """How a passage's source is shown to the model: a URL as it is, a file by its name, with the page.
 
     The directory a file was ingested from is only where the KB's files happened to lie on the machine
-    (`make run` sends /path/to/clone/demo/kb/...): 8-15 tokens a passage that tell the model nothing and
-    grow with the install path, read at 40 tokens/s on a CPU. Users' citations keep the full source."""
+    (`make run` sends /path/to/clone/demo/kb/...): tokens that tell the model nothing and grow with the
+    install path (6-18 a demo question in this clone), read at ~40 tokens/s on a CPU. Users' citations keep
+    the full source."""
     source = passage.source
     if "://" not in source:
         source = re.split(r"[\\/]", source.rstrip("\\/"))[-1] or source

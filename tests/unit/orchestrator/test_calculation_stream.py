@@ -11,7 +11,7 @@ from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, P
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.settings import OrchestratorSettings
-from weaverbird_orchestrator.tasks.calculation import FigureReader, compute, lookup_instruction
+from weaverbird_orchestrator.tasks.calculation import FigureReader, compute
 
 PASSAGES = [
     "Revenue: USD 1,284.6 million, up 16.5% from USD 1,102.9 million in fiscal 2023. Gross margin 41.2%.",
@@ -73,7 +73,6 @@ class ScriptedPeers(FakePeers):
         super().__init__(hits, _pieces(answer))
         self.figures = figures
         self.calls: list[str] = []
-        self.instructions: list[str] = []
         self.figure_pieces_read = 0
         self.figures_finished = False  # the figures call ran to its done event
 
@@ -82,7 +81,6 @@ class ScriptedPeers(FakePeers):
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
         task = str(kw.get("task", ""))
         self.calls.append(task)
-        self.instructions.append(str(kw.get("instruction", "")))
         if task != "figures":
             async for item in super().generate(question, passages, language, temperature, max_tokens):
                 yield item
@@ -132,9 +130,6 @@ async def test_a_failed_calculation_keeps_its_figures_and_adds_the_checked_answe
     peers = ScriptedPeers(no_formula, "Revenue grew 16.5% [1].")
     events = await _ask(peers)
     assert peers.calls == ["figures", ""]  # the lookup answer is the second model call
-    # ... told not to compute: its own arithmetic would be in no passage and be withheld.
-    assert peers.instructions == ["", lookup_instruction("en")]
-    assert "Do not calculate" in peers.instructions[1]
     stage = next(e for e in events if isinstance(e, Stage))
     assert not stage.passed and "formula" in stage.detail
     assert _text(events) == (
@@ -185,28 +180,3 @@ async def test_missing_stops_the_model_too() -> None:
     assert not peers.figures_finished and peers.calls == ["figures", ""]
     stage = next(e for e in events if isinstance(e, Stage))
     assert "missing (Missing: revenue 2023)" in stage.detail
-
-
-async def test_a_plain_lookup_carries_no_instruction() -> None:
-    peers = ScriptedPeers(GOOD, "Revenue was USD 1,284.6 million [1].")
-    settings = OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1")
-    params = AskParams(
-        question="What was revenue in 2024?",
-        top_k=2,
-        top_j=2,
-        threshold=0.1,
-        filters={},
-        filters_from_question=False,
-        language="en",
-        task=Task.LOOKUP,
-    )
-    events = [event async for event in QuestionFlow(peers, settings).ask(params)]
-    assert peers.calls == [""] and peers.instructions == [""]
-    assert _text(events) == "Revenue was USD 1,284.6 million [1]."
-
-
-def test_the_lookup_instruction_holds_no_figure_to_copy() -> None:
-    # Issue 11: no prompt text may hold a plausible figure the model could copy into an answer.
-    for language in ("en", "zh"):
-        assert not any(c.isdigit() for c in lookup_instruction(language))
-    assert lookup_instruction("zh") != lookup_instruction("en") == lookup_instruction("fr")

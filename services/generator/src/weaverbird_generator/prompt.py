@@ -106,9 +106,7 @@ def format_passages(passages: Sequence[Passage]) -> str:
     return "\n".join(blocks)
 
 
-def build_messages(
-    question: str, passages: Sequence[Passage], language: Language, instruction: str = ""
-) -> list[dict[str, str]]:
+def build_messages(question: str, passages: Sequence[Passage], language: Language) -> list[dict[str, str]]:
     """System + user messages for an OpenAI-style chat completion.
 
     The question comes after the passages, followed by a reminder with a one-citation example: small
@@ -119,20 +117,15 @@ def build_messages(
     no prompt text may contain a figure (tests/unit/generator/test_prompt.py checks this). In Chinese it
     then copied the placeholder too ("<指标>为7115万人次[1]", 2 of 20 answers), so the Chinese example
     shows only where the citation goes ("……[1]。").
-
-    `instruction`, when given, is the caller's extra direction for this question (the orchestrator's,
-    e.g. "do not calculate" after a calculation could not be verified); it goes after the question and
-    before the reminder, which stays last.
     """
     if language not in _SYSTEM:
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")
     labels = _LABELS[language]
     info = format_passages(passages) if passages else labels["none"]
-    extra = f"{neutralise(instruction).strip()}\n\n" if instruction.strip() else ""
     user = (
         f"{labels['information']}:\n<information>\n{info}\n</information>\n\n"
         f"{labels['question']}: {neutralise(question).strip()}\n\n"
-        f"{extra}{labels['reminder']}"
+        f"{labels['reminder']}"
     )
     return [
         {"role": "system", "content": _SYSTEM[language]},

@@ -451,10 +451,8 @@ class QuestionFlow:
         start: float,
         *,
         extras: TaskExtras | None = None,
-        instruction: str = "",
     ) -> AsyncIterator[AskEvent]:
-        """One cited answer over the top J passages, streamed, checked for unsupported figures; `instruction`
-        is an extra direction to the model (a calculation's fallback: do not calculate)."""
+        """One cited answer over the top J passages, streamed, checked for unsupported figures."""
         decision = retrieval.decision
         context = retrieval.for_model()
         insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
@@ -464,7 +462,7 @@ class QuestionFlow:
         gen_start = time.perf_counter()
         done: GenerationDone | None = None
         async for item in self._peers.generate(
-            params.question, context, params.language, params.temperature, params.max_tokens, instruction=instruction
+            params.question, context, params.language, params.temperature, params.max_tokens
         ):
             if isinstance(item, GenerationDone):
                 done = item

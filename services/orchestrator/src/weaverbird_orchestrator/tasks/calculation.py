@@ -175,21 +175,6 @@ def result_unit(figures: Sequence[CalcFigure], formula: str, scale: float) -> st
     return " ".join(x for x in (currency.group(1) if currency else "", _SCALE_NAMES.get(scale, "")) if x)
 
 
-# The lookup that answers a calculation the code could not verify: a 1.5B model asked such a question
-# computes the result itself (a quick ratio, a change in percent), and a computed figure is in no passage,
-# so the numeric check withholds it (5 of 21 FinanceBench answers with figures in the answers run of
-# 2026-11-26). Asked for the passages' own figures, it can still answer with what they state.
-LOOKUP_INSTRUCTION = {
-    "en": "Do not calculate anything yourself. If a passage states the answer, give it. Otherwise give the "
-    "figures the passages state that the question needs, each with its passage number.",
-    "zh": "不要自己计算。如果资料直接给出了答案，就写出答案；否则写出资料中问题所需的数字，并标注资料编号。",
-}
-
-
-def lookup_instruction(language: str) -> str:
-    return LOOKUP_INSTRUCTION["zh" if language == "zh" else "en"]
-
-
 def figures_header(language: str) -> str:
     return "数据：\n" if language == "zh" else "Figures:\n"
 

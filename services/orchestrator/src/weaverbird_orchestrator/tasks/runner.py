@@ -39,7 +39,6 @@ from weaverbird_orchestrator.tasks.calculation import (
     calculation_line,
     figure_line,
     figures_header,
-    lookup_instruction,
     read_calculation,
 )
 from weaverbird_orchestrator.tasks.chart import ChartSpec, chart_spec
@@ -179,7 +178,7 @@ class TaskRunner:
             # Nothing the code could verify and compute: answer directly, checked like any lookup, after
             # the figures already shown (each was found in the passage it cites).
             first_figure_ms = decision.timings.first_token_ms if shown else None
-            answer = self._answer(params, retrieval, start, instruction=lookup_instruction(params.language))
+            answer = self._answer(params, retrieval, start)
             async for event in _after_figures(answer, shown, generator, params, step, first_figure_ms):
                 yield event
             return

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 from tqdm import tqdm
 from weaverbird_common.periods import prefer_period
-from weaverbird_common.questions import alias_map, filters_from_question
+from weaverbird_common.questions import alias_map, filters_from_question, search_filters
 from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.settings import RetrieverSettings
@@ -152,8 +152,8 @@ class DenseSystem:
                 options = SearchOptions()
             ranking = [(self._ids[h.id], h.rank_score) for h in self._store.search(vector, depth, None, options)]
             found = filters_from_question(query, self._companies, aliases=self._aliases) if self.filters else {}
-            if found:
-                hits = self._store.search(vector, depth, found, options)
+            if narrowing := search_filters(found):
+                hits = self._store.search(vector, depth, narrowing, options)
                 narrowed = [(self._ids[h.id], h.rank_score) for h in hits]
                 seen = {i for i, _ in narrowed}
                 ranking = (narrowed + [(i, s) for i, s in ranking if i not in seen])[:depth]

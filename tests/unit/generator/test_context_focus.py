@@ -148,3 +148,41 @@ def test_a_ratio_keeps_the_rows_it_is_computed_from() -> None:
     assert "Total current assets 9,210" in out[0].text
     assert "Total current liabilities 4,130" in out[0].text
     assert "Goodwill" not in out[0].text
+
+
+def test_a_headline_that_restates_the_question_keeps_its_passage_and_the_answering_sentence() -> None:
+    # Fin-Eva-style news: the title (the headline) holds nearly every term of the question. Counting those
+    # terms as nothing inside the passage dropped it from the prompt and the model refused.
+    news = Passage(
+        1,
+        "德必集团：目前70%-80%的项目都属于旧楼改造",
+        "【 德必集团：目前70%-80%的项目都属于旧楼改造】财联社 7月27日电，德必集团在互动平台表示，公司响应政府政策，"
+        "利用城市历史建筑、工业遗产、旧厂房、旧街区、旧仓库等存量空间发展文化产业，促进城市更新和产业升级，"
+        "助力老工业城市和资源型城市转型。目前，公司70%-80%的项目都属于旧楼改造，持续拓展并稳定输出城市更新项目。",
+        "fineva/1",
+    )
+    other = Passage(
+        2,
+        "杨文杰卸任碧桂园地产法定代表人",
+        "【杨文杰卸任碧桂园地产法定代表人】财联社10月20日电，天眼查显示，近日，碧桂园地产集团有限公司发生工商变更，"
+        "法定代表人由杨文杰变更为简暖棠。目前，杨文杰任该公司总经理，杨惠妍任董事长。集团表示经营正常，"
+        "各项目交付有序推进，目前已完成多个项目的保交楼任务。",
+        "fineva/2",
+    )
+    out = focus("德必集团目前多少项目属于旧楼改造？", [news, other], budget_tokens=100)
+    assert out[0].number == 1
+    assert "公司70%-80%的项目都属于旧楼改造" in out[0].text
+
+
+def test_a_cover_sentence_naming_the_titles_company_and_year_still_loses_to_the_metric() -> None:
+    cover = Passage(
+        1,
+        "Contoso FY2023 10-K",
+        "Contoso Corporation filed this annual report for fiscal year 2023 with the Commission on 1 March 2024 "
+        "and Contoso Corporation's board approved it.\nDividends declared per share were USD 0.42 in 2023.\n"
+        "Capital expenditures were USD 812 million in fiscal 2023, mostly for new stores.",
+        "contoso-2023.pdf",
+    )
+    out = focus("What were Contoso's capital expenditures in FY2023?", [cover], budget_tokens=25)
+    assert "USD 812 million" in out[0].text
+    assert "filed this annual report" not in out[0].text

@@ -186,3 +186,40 @@ async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_co
     retrieval = await flow.retrieve(await flow.params("What was the EBITDAR of MGM's Las Vegas segment in 2022?"))
     assert retrieval.decision.route == Route.WEB and "MGM" in retrieval.decision.note
     assert [m.company for m in published.messages] == ["MGMRESORTS"]
+
+
+class FilterRecordingPeers(CatalogPeers):
+    """Records the filters of every search that is not a name look-up."""
+
+    def __init__(self) -> None:
+        super().__init__(set())
+        self.filters_seen: list[dict[str, str | int]] = []
+
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+    ) -> list[Passage]:
+        if mode != "lexical":
+            self.filters_seen.append(dict(filters))
+        return await super().search(vector, k, filters, text, mode)
+
+
+@pytest.mark.parametrize(
+    ("question", "searched", "period"),
+    [
+        # A KB company: its period narrows the search to that company's document for it.
+        ("What were Aurora's net sales in fiscal 2023?", {"company": "AURORA", "year": 2023}, 2023),
+        # No company: the period alone would search only dated documents (other companies' filings) and
+        # hide undated news and web pages, so it ranks passages and feeds the gate instead.
+        ("2023年三季度全国铁路发送旅客人次增长多少？", {}, 2023),
+        ("How much did passenger trips grow in Q3 2023?", {}, 2023),
+    ],
+)
+async def test_a_period_narrows_the_search_only_with_its_company(
+    question: str, searched: dict[str, str | int], period: int
+) -> None:
+    peers = FilterRecordingPeers()
+    flow = _flow(peers, coverage_gate=False)
+    params = await flow.params(question)
+    assert params.filters.get("year") == period  # still read from the question
+    await flow.retrieve(params)
+    assert peers.filters_seen[0] == searched

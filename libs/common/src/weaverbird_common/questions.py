@@ -250,3 +250,20 @@ def filters_from_question(
     if quarters:
         result["quarter"] = max(quarters)
     return result
+
+
+PERIOD_KEYS = ("year", "quarter")
+
+
+def search_filters(found: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a question's filters (filters_from_question) that may narrow a search.
+
+    A period names a document only together with its company: "2023年三季度全国铁路发送旅客人次" or
+    "盛视科技 ... 2023年6月26日" with no KB company in it would otherwise search only the documents
+    dated 2023 (another company's filings) and hide every undated one (news, web pages), which is
+    what a mixed English/Chinese KB did. Without a company the period still ranks passages
+    (weaverbird_common.periods) and the coverage gate still reads it.
+    """
+    if "company" in found:
+        return dict(found)
+    return {k: v for k, v in found.items() if k not in PERIOD_KEYS}

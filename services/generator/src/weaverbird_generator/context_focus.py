@@ -159,12 +159,15 @@ def _score(units: list[_Unit], question_terms: set[str], titles: Sequence[str]) 
 
     Question terms already in a passage's title (company, year) do not count inside that passage: the
     title is shown with the passage anyway, and otherwise the cover sentence naming the company and year
-    outscores the line with the metric the question asks for.
+    outscores the line with the metric the question asks for (see _asked for when they do count).
     """
     n = len(units)
     df = {t: sum(1 for u in units if t in u.terms or t in u.inherited) for t in question_terms}
     weight = {t: math.log(1 + n / (1 + df[t])) for t in question_terms if df[t]}
-    asked = [question_terms - terms(title) or question_terms for title in titles]
+    in_passage: list[set[str]] = [set() for _ in titles]
+    for u in units:
+        in_passage[u.passage] |= u.terms | u.inherited
+    asked = [_asked(question_terms, terms(title), held) for title, held in zip(titles, in_passage, strict=True)]
     for u in units:
         overlap = sum(
             w * (1.0 if t in u.terms else 0.5 if t in u.inherited else 0.0)
@@ -172,6 +175,23 @@ def _score(units: list[_Unit], question_terms: set[str], titles: Sequence[str]) 
             if t in asked[u.passage]
         )
         u.score = 0.0 if u.labels_only else overlap * (1.15 if overlap and _DIGIT.search(u.text) else 1.0)
+
+
+def _asked(question_terms: set[str], title_terms: set[str], passage_terms: set[str]) -> set[str]:
+    """The question terms that count inside one passage: those its title does not already show.
+
+    Except when the title restates the question (a news headline: "德必集团：目前70%-80%的项目都属于旧楼
+    改造" for "德必集团目前多少项目属于旧楼改造？"): then what is left ("多少") occurs nowhere in the text,
+    every unit would score nothing and the passage that answers would be left out of the prompt, so all
+    the question's terms count there. A filing's title ("3M_2018_10K") holds too few of them for that.
+    """
+    shown = question_terms & title_terms
+    rest = question_terms - shown
+    if not rest:
+        return question_terms
+    if not rest & passage_terms and 2 * len(shown) >= len(question_terms):
+        return question_terms
+    return rest
 
 
 def _render(units: Sequence[_Unit]) -> str:

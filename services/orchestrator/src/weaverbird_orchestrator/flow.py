@@ -13,7 +13,7 @@ from weaverbird_common.coverage import KnownNames, assess, names_to_look_up, unk
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
-from weaverbird_common.questions import detect_language, filters_from_question
+from weaverbird_common.questions import detect_language, filters_from_question, search_filters
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
@@ -286,8 +286,9 @@ class QuestionFlow:
         Filters read from the wording relax step by step when they leave only weak evidence: company +
         year (+ quarter), then the company alone (web pages carry no year), then no filter, keeping
         whichever found the better passage. A company read from the question that matches nothing at
-        all is "uncovered": the coverage gate sends the question to the web whatever the scores."""
-        filters = params.filters
+        all is "uncovered": the coverage gate sends the question to the web whatever the scores. A
+        period without a company does not narrow the search (questions.search_filters)."""
+        filters = search_filters(params.filters) if params.filters_from_question else params.filters
         depth = self._search_depth(params)
         hits = await self._peers.search(vector, depth, filters, params.question)
         if not (filters and params.filters_from_question) or best_cosine(hits) >= params.threshold:

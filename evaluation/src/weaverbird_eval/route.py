@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 from weaverbird_common.coverage import assess, names_to_look_up, unknown_companies
-from weaverbird_common.questions import alias_map, filters_from_question
+from weaverbird_common.questions import alias_map, filters_from_question, search_filters
+from weaverbird_common.zh_names import chinese_names
 from weaverbird_retriever.stores.base import SearchOptions
 
 from weaverbird_eval.corpus import chunk_units
@@ -43,6 +44,7 @@ class Case:
     covered_by_names: bool = True  # as served before unknown_companies: only names no chunk mentions count
     covered_years_only: bool = True  # as served before quarters were checked
     covered_quarter_q4: bool = True  # as served, with the year's annual report counting for Q4
+    covered_without_zh_names: bool = True  # as served before Chinese names were looked up
 
 
 @dataclass
@@ -122,8 +124,8 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                 found = filters_from_question(query.text, list(companies), aliases=alias_map(companies))
                 options = SearchOptions(mode="hybrid", text=query.text, exclude=exclude)
                 hits = store.search(vector, TOP_K, None, options)
-                if found:  # the orchestrator searches with the filters first, unfiltered when they are weak
-                    hits += store.search(vector, TOP_K, found, options)
+                if narrowing := search_filters(found):  # the orchestrator searches with them first
+                    hits += store.search(vector, TOP_K, narrowing, options)
                 unknown, missing = [], []
                 if "company" not in found and evalset.language == "en":
                     names = [*companies, *alias_map(companies)]
@@ -132,6 +134,15 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         look = SearchOptions(mode="lexical", text=name, exclude=exclude)
                         if not store.search(vector, 1, None, look):
                             unknown.append(name)
+                zh_unknown = []
+                if "company" not in found and evalset.language == "zh":
+                    for name in chinese_names(query.text)[:4]:  # as QuestionFlow._mentioned
+                        look = SearchOptions(mode="lexical", text=name, exclude=exclude)
+                        held = store.search(vector, 10, None, look)
+                        if not any(name.lower() in f"{h.payload.get('title', '')}\n{h.text}".lower() for h in held):
+                            zh_unknown.append(name)
+                before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
+                unknown += zh_unknown
                 verdict = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)
                 by_names = assess(found, years, unknown)
@@ -151,6 +162,7 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         by_names.covered,
                         years_only.covered,
                         q4.covered,
+                        before_zh.covered,
                     )
                 )
     finally:
@@ -188,6 +200,12 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
         ("coverage without quarters", None, lambda x: not x.covered_years_only),
         ("coverage, next year's filing counts", None, lambda x: not x.covered_next_year),
         ("coverage without unknown companies", None, lambda x: not x.covered_by_names),
+        ("coverage without Chinese names", None, lambda x: not x.covered_without_zh_names),
+        (
+            "coverage without Chinese names+cosine (default c)",
+            default_c,
+            lambda x: x.best_cosine < default_c or not x.covered_without_zh_names,
+        ),
         (
             "coverage without unknown companies+cosine (default c)",
             default_c,

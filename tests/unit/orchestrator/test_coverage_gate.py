@@ -223,3 +223,37 @@ async def test_a_period_narrows_the_search_only_with_its_company(
     assert params.filters.get("year") == period  # still read from the question
     await flow.retrieve(params)
     assert peers.filters_seen[0] == searched
+
+
+class ChineseNewsPeers(CatalogPeers):
+    """A KB of Chinese news; the lexical index, like jieba's, also returns chunks sharing only a piece
+    (one character) of the name looked up."""
+
+    NEWS = (
+        Passage("n1", "【德必集团：目前70%-80%的项目都属于旧楼改造】财联社电。", 0.8, "d1", "德必", "s", 0, "local"),
+        Passage("n2", "【10月份沪牌拍卖结果公布中标率17.3%】财联社电。", 0.6, "d2", "沪牌", "s", 0, "local"),
+    )
+
+    async def search(
+        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+    ) -> list[Passage]:
+        if mode == "lexical":
+            self.lexical_lookups.append(text)
+            return [p for p in self.NEWS if set(text) & set(p.text)][:k]
+        return list(self.NEWS)
+
+
+@pytest.mark.parametrize(
+    ("question", "route"),
+    [
+        ("德必集团目前多少项目属于旧楼改造？", Route.LOCAL),  # "德必" is in a chunk
+        # "雅居乐" is in no chunk; the lexical index returns the 德必 chunk for its "集团", which does not count.
+        ("雅居乐集团2023年1月份的预售金额合计为多少人民币？", Route.WEB),
+        ("陈继锋计划减持沃尔德股份的总数是多少？", Route.WEB),
+    ],
+)
+async def test_a_chinese_name_no_chunk_holds_sends_the_question_away(question: str, route: Route) -> None:
+    peers = ChineseNewsPeers(set())
+    decision = (await _flow(peers).retrieve(await _flow(peers).params(question))).decision
+    assert decision.route == route, decision.note
+    assert peers.lexical_lookups  # the names were looked up in the lexical index

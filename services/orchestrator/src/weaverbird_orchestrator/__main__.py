@@ -10,6 +10,7 @@ from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever, tls_files
 from weaverbird_common.web import PageFetcher, UrlGuard
+from weaverbird_common.zh_names import warm_up as warm_up_chinese_names
 
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
@@ -50,6 +51,8 @@ async def main() -> None:
     web = build_web_path(settings)
     if web is not None:
         await web.warm_up()
+    if settings.coverage_gate:
+        await asyncio.to_thread(warm_up_chinese_names)  # jieba's dictionary: ~2 s once, not on a question
     publisher = IngestPublisher(settings.kafka) if settings.kafka else None
     binding = ServiceBinding(
         orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,

@@ -14,6 +14,7 @@ from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import detect_language, filters_from_question, search_filters
+from weaverbird_common.zh_names import chinese_names
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
@@ -48,6 +49,10 @@ from weaverbird_orchestrator.tasks.runner import TaskRunner, sub_question_params
 from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
 from weaverbird_orchestrator.web_evidence import ingest_message, score_web_chunks
+
+# Lexical hits read for a Chinese name: the chunks holding it rank near the top, but the hits' text
+# decides (see QuestionFlow._mentioned).
+_NAME_LOOKUP_HITS = 10
 
 
 class Peers(Protocol):
@@ -254,6 +259,10 @@ class QuestionFlow:
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
+        elif "company" not in params.filters and params.language == "zh":
+            for name in chinese_names(params.question)[: self._s.coverage_max_names]:
+                if not await self._mentioned(name, vector):
+                    unknown.append(name)
         verdict = assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters)
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
             return "", ""
@@ -261,6 +270,13 @@ class QuestionFlow:
         # never under a second spelling of it.
         filed_under = next((c for c in map(self._deployment_names.match, unknown) if c), "")
         return verdict.reason, filed_under
+
+    async def _mentioned(self, name: str, vector: list[float]) -> bool:
+        """Whether some chunk holds `name` as written. Chinese is segmented into words for the lexical
+        index, so a hit may share only a piece of the name ("德必" as 德 + 必): the hits' text decides."""
+        hits = await self._peers.search(vector, _NAME_LOOKUP_HITS, {}, name, "lexical")
+        wanted = name.lower()
+        return any(wanted in f"{h.title}\n{h.text}".lower() for h in hits)
 
     def _known_names(self, catalog: Catalog) -> tuple[KnownNames, KnownNames]:
         """(the catalog's and the deployment's company names, the catalog's alone) as matching keys, built

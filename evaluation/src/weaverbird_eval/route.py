@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from weaverbird_common.coverage import assess, names_to_look_up, unknown_companies
 from weaverbird_common.questions import alias_map, filters_from_question, search_filters
-from weaverbird_common.zh_names import chinese_names
+from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 from weaverbird_retriever.stores.base import SearchOptions
 
 from weaverbird_eval.corpus import chunk_units
@@ -63,6 +63,10 @@ class RouteReport:
     backend: str
     rows: list[GateRow] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)
+
+
+def _texts(hits: Sequence[Any]) -> list[str]:
+    return [f"{h.payload.get('title', '')}\n{h.text}" for h in hits]
 
 
 def _group(unit_id: str) -> str:
@@ -136,10 +140,12 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             unknown.append(name)
                 zh_unknown = []
                 if "company" not in found and evalset.language == "zh":
-                    for name in chinese_names(query.text)[:4]:  # as QuestionFlow._mentioned
+                    for name in chinese_names(query.text)[:4]:  # as QuestionFlow._coverage_gap
                         look = SearchOptions(mode="lexical", text=name, exclude=exclude)
-                        held = store.search(vector, 10, None, look)
-                        if not any(name.lower() in f"{h.payload.get('title', '')}\n{h.text}".lower() for h in held):
+                        if not (
+                            holds_name(_texts(hits), name)
+                            or holds_name(_texts(store.search(vector, LOOKUP_HITS, None, look)), name)
+                        ):
                             zh_unknown.append(name)
                 before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 unknown += zh_unknown

@@ -226,21 +226,27 @@ async def test_a_period_narrows_the_search_only_with_its_company(
 
 
 class ChineseNewsPeers(CatalogPeers):
-    """A KB of Chinese news; the lexical index, like jieba's, also returns chunks sharing only a piece
-    (one character) of the name looked up."""
+    """A KB of Chinese news. The question's own search returns `found`; the lexical index, like jieba's,
+    returns chunks sharing only a piece (one character) of a name looked up, or none at all when
+    `segmented_apart` (jieba cut the name differently inside the sentence)."""
 
     NEWS = (
         Passage("n1", "【德必集团：目前70%-80%的项目都属于旧楼改造】财联社电。", 0.8, "d1", "德必", "s", 0, "local"),
         Passage("n2", "【10月份沪牌拍卖结果公布中标率17.3%】财联社电。", 0.6, "d2", "沪牌", "s", 0, "local"),
     )
 
+    def __init__(self, found: Sequence[Passage] = NEWS, segmented_apart: bool = False) -> None:
+        super().__init__(set())
+        self.found = list(found)
+        self.segmented_apart = segmented_apart
+
     async def search(
         self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
     ) -> list[Passage]:
         if mode == "lexical":
             self.lexical_lookups.append(text)
-            return [p for p in self.NEWS if set(text) & set(p.text)][:k]
-        return list(self.NEWS)
+            return [] if self.segmented_apart else [p for p in self.NEWS if set(text) & set(p.text)][:k]
+        return self.found
 
 
 @pytest.mark.parametrize(
@@ -253,7 +259,24 @@ class ChineseNewsPeers(CatalogPeers):
     ],
 )
 async def test_a_chinese_name_no_chunk_holds_sends_the_question_away(question: str, route: Route) -> None:
-    peers = ChineseNewsPeers(set())
-    decision = (await _flow(peers).retrieve(await _flow(peers).params(question))).decision
+    peers = ChineseNewsPeers()
+    flow = _flow(peers)
+    decision = (await flow.retrieve(await flow.params(question))).decision
     assert decision.route == route, decision.note
-    assert peers.lexical_lookups  # the names were looked up in the lexical index
+    if route == Route.WEB:
+        assert "the knowledge base never mentions" in decision.note and peers.lexical_lookups
+
+
+@pytest.mark.parametrize(
+    "peers",
+    [
+        # The question's search missed the chunk; the look-up of the name finds it.
+        ChineseNewsPeers(found=ChineseNewsPeers.NEWS[1:]),
+        # The look-up cannot find it (segmented apart), but the question's own search did.
+        ChineseNewsPeers(segmented_apart=True),
+    ],
+)
+async def test_a_chinese_name_counts_as_known_from_either_search(peers: ChineseNewsPeers) -> None:
+    flow = _flow(peers)
+    decision = (await flow.retrieve(await flow.params("德必集团目前多少项目属于旧楼改造？"))).decision
+    assert decision.route == Route.LOCAL, decision.note

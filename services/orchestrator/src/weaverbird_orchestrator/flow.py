@@ -14,7 +14,7 @@ from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import detect_language, filters_from_question, search_filters
-from weaverbird_common.zh_names import chinese_names
+from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
@@ -50,9 +50,9 @@ from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
 from weaverbird_orchestrator.web_evidence import ingest_message, score_web_chunks
 
-# Lexical hits read for a Chinese name: the chunks holding it rank near the top, but the hits' text
-# decides (see QuestionFlow._mentioned).
-_NAME_LOOKUP_HITS = 10
+
+def _texts(passages: Sequence[Passage]) -> list[str]:
+    return [f"{p.title}\n{p.text}" for p in passages]
 
 
 class Peers(Protocol):
@@ -243,7 +243,9 @@ class QuestionFlow:
         reranked = await rerank_passages(self._reranker, question, hits, self._s.rerank_candidates)
         return [r.passage for r in reranked][:top_k]
 
-    async def _coverage_gap(self, params: AskParams, vector: list[float]) -> tuple[str, str]:
+    async def _coverage_gap(
+        self, params: AskParams, vector: list[float], found: Sequence[Passage] = ()
+    ) -> tuple[str, str]:
         """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year or
         quarter of a KB company it has no document for, a company the catalog does not know, or a name that no chunk
         mentions (weaverbird_common.coverage); and the company its web pages are filed under: the unknown
@@ -261,7 +263,8 @@ class QuestionFlow:
                     unknown.append(name)
         elif "company" not in params.filters and params.language == "zh":
             for name in chinese_names(params.question)[: self._s.coverage_max_names]:
-                if not await self._mentioned(name, vector):
+                # The passages the question's search found first, then the lexical index's best for the name.
+                if not (holds_name(_texts(found), name) or holds_name(await self._name_lookup(name, vector), name)):
                     unknown.append(name)
         verdict = assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters)
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
@@ -271,12 +274,9 @@ class QuestionFlow:
         filed_under = next((c for c in map(self._deployment_names.match, unknown) if c), "")
         return verdict.reason, filed_under
 
-    async def _mentioned(self, name: str, vector: list[float]) -> bool:
-        """Whether some chunk holds `name` as written. Chinese is segmented into words for the lexical
-        index, so a hit may share only a piece of the name ("德必" as 德 + 必): the hits' text decides."""
-        hits = await self._peers.search(vector, _NAME_LOOKUP_HITS, {}, name, "lexical")
-        wanted = name.lower()
-        return any(wanted in f"{h.title}\n{h.text}".lower() for h in hits)
+    async def _name_lookup(self, name: str, vector: list[float]) -> list[str]:
+        """Chunks that may hold a Chinese name: the lexical index's best LOOKUP_HITS for it."""
+        return _texts(await self._peers.search(vector, LOOKUP_HITS, {}, name, "lexical"))
 
     def _known_names(self, catalog: Catalog) -> tuple[KnownNames, KnownNames]:
         """(the catalog's and the deployment's company names, the catalog's alone) as matching keys, built
@@ -337,7 +337,7 @@ class QuestionFlow:
         if uncovered:
             uncovered = f"the knowledge base holds nothing about {uncovered}"
         elif self._s.coverage_gate and params.filters_from_question:
-            uncovered, new_company = await self._coverage_gap(params, vector)
+            uncovered, new_company = await self._coverage_gap(params, vector, hits)
         search_ms = _ms_since(search_start)
         rerank_start = time.perf_counter()
         hits = await self._rerank(params.question, hits, params.top_k)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts
+from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts, document_concepts
 
 
 @pytest.mark.parametrize(
@@ -84,3 +84,16 @@ def test_the_one_pass_scan_finds_what_a_search_per_concept_finds(text: str) -> N
     }
     assert concepts(text) == expected
     assert expected  # the texts do mention concepts
+
+
+def test_a_chunk_listing_the_statements_is_indexed_under_none_of_them() -> None:
+    auditor = (
+        "We have audited the accompanying consolidated balance sheets of the Company as of December 31, 2018 "
+        "and 2017, and the related consolidated statements of operations, comprehensive income and cash flows."
+    )
+    assert {"§balance_sheet", "§income_statement"} <= concepts(auditor)
+    assert not document_concepts(auditor) & {"§balance_sheet", "§income_statement", "§cash_flow_statement"}
+    # The statement itself keeps its name, and a list keeps its other concepts.
+    sheet = "CONSOLIDATED BALANCE SHEETS (In millions) Accounts payable 1,355 Total current liabilities 3,360"
+    assert "§balance_sheet" in document_concepts(sheet)
+    assert "§equity" in document_concepts(auditor + " Stockholders' equity was audited too.")

@@ -154,6 +154,18 @@ def concepts(text: str) -> set[str]:
     }
 
 
+_STATEMENTS = frozenset({"§income_statement", "§balance_sheet", "§cash_flow_statement"})
+
+
+def document_concepts(text: str) -> set[str]:
+    """The concepts a stored chunk is indexed under: `concepts`, less the statement names when it names
+    two or more. A page that lists the statements (the auditor's report: "we have audited the consolidated
+    balance sheets ... and the related statements of operations", an index to the financial statements)
+    is about none of them, and with their concepts it outranked the statement pages a question asks for."""
+    found = concepts(text)
+    return found - _STATEMENTS if len(found & _STATEMENTS) >= 2 else found
+
+
 def components(found: set[str]) -> set[str]:
     """The line items the ratios among `found` ("§quick_ratio", …) are computed from, less those already found."""
     parts = {

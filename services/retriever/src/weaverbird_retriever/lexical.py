@@ -21,7 +21,7 @@ import threading
 from dataclasses import dataclass
 
 import qdrant_edge as qe
-from weaverbird_common.glossary import components, concepts
+from weaverbird_common.glossary import components, concepts, document_concepts
 
 # Name of the sparse vector in every collection; the dense vector stays the unnamed default one.
 LEXICAL_VECTOR = "lexical"
@@ -50,7 +50,7 @@ class LexicalEncoder:
 
     def document(self, text: str) -> SparseVector:
         """Term-frequency weights of a chunk and its concepts (IDF is applied by the store at query time)."""
-        return _plain(self._bm25.embed_document(f"{self._segment(text)} {_concept_words(concepts(text))}"))
+        return _plain(self._bm25.embed_document(f"{self._segment(text)} {_concept_words(document_concepts(text))}"))
 
     def query(self, text: str, expand: bool = False) -> SparseVector:
         """Each distinct query term with weight 1; with `expand`, its concepts too, and the line items of

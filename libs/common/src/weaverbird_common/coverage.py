@@ -18,7 +18,8 @@ fiscal years the KB's documents are about. Two checks come from it:
   mentions the name proves little: a filing names its suppliers, peers and customers.
 - unknown name: the question names something proper-noun-like (a capitalised word that does not start
   the sentence, an acronym or ticker, "3M") that matches no catalog company and occurs in no chunk at
-  all. Whether a name occurs anywhere in the KB is asked of the lexical index by the caller.
+  all. Whether a name occurs anywhere in the KB is asked of the lexical index by the caller. Chinese
+  questions have no capitals: their names come from jieba's part-of-speech tags (zh_names).
 """
 
 from __future__ import annotations

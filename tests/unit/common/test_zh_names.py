@@ -17,6 +17,8 @@ from weaverbird_common.zh_names import chinese_names
         # Exchange suffixes (two letters) and one-character pieces are not names.
         ("盛屯矿业（600711.SH）的钴产品处于盈亏平衡状态吗？", ["盛屯"]),
         ("What was 3M's revenue in 2018?", []),  # English questions have their own rule
+        # Latin words in a Chinese question are names only when capitalised.
+        ("Northwind Robotics 2024财年的net profit是多少？", ["Northwind", "Robotics"]),
         ("2023年三季度全国铁路发送旅客人次增长多少？", []),
     ],
 )

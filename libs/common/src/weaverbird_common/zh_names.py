@@ -4,8 +4,8 @@ English names show themselves by capitals (weaverbird_common.coverage.name_candi
 capitals and no spaces, so jieba's part-of-speech tagger points them out: people (nr), places (ns),
 organisations (nt) and other proper nouns (nz). jieba cuts a company it does not know into pieces
 ("德必集团" → "德必" + "集团", the first tagged as a name), and a distinctive piece is enough to ask the
-lexical index whether any chunk holds it. Latin words of three letters or more ("iRobot", "XBB") count
-too; two-letter ones are mostly exchange suffixes ("600711.SH").
+lexical index whether any chunk holds it. Latin words of three letters or more with a capital letter
+("iRobot", "XBB") count too; two-letter ones are mostly exchange suffixes ("600711.SH").
 
 jieba is imported on first use: only the orchestrator asks, and its dictionary takes about a second to
 load (the orchestrator warms it at start-up).
@@ -68,8 +68,8 @@ def chinese_names(question: str) -> list[str]:
         word, tag = pair.word.strip(), pair.flag
         if tag not in _TAG_ORDER or word in seen:
             continue
-        if tag == "eng" and not _LATIN.fullmatch(word):
-            continue
+        if tag == "eng" and not (_LATIN.fullmatch(word) and any(c.isupper() for c in word)):
+            continue  # jieba tags every Latin word "eng": only capitalised ones can be names
         if tag != "eng" and not _is_cjk_name(word):
             continue
         seen.add(word)

@@ -7,7 +7,7 @@ organisations (nt) and other proper nouns (nz). jieba cuts a company it does not
 lexical index whether any chunk holds it. Latin words of three letters or more with a capital letter
 ("iRobot", "XBB") count too; two-letter ones are mostly exchange suffixes ("600711.SH").
 
-jieba is imported on first use: only the orchestrator asks, and its dictionary takes about a second to
+jieba is imported on first use: only the orchestrator asks, and its dictionary takes about two seconds to
 load (the orchestrator warms it at start-up).
 """
 

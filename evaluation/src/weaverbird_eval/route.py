@@ -140,10 +140,11 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             unknown.append(name)
                 zh_unknown = []
                 if "company" not in found and evalset.language == "zh":
+                    searched = _texts(hits)
                     for name in chinese_names(query.text)[:4]:  # as QuestionFlow._coverage_gap
                         look = SearchOptions(mode="lexical", text=name, exclude=exclude)
                         if not (
-                            holds_name(_texts(hits), name)
+                            holds_name(searched, name)
                             or holds_name(_texts(store.search(vector, LOOKUP_HITS, None, look)), name)
                         ):
                             zh_unknown.append(name)

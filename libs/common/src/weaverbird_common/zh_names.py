@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
+from weaverbird_common.questions import CJK_RE
+
 # Lexical hits to read when asking whether a chunk holds a name. The index segments Chinese into words,
 # and jieba segments a name differently inside a sentence than alone ("高管王含静" need not give
 # "王含静"), so hits may share only a piece of it and the chunk that holds it can rank below them or
@@ -26,7 +28,6 @@ LOOKUP_HITS = 50
 # Most specific first, so the look-up limit is spent on people, companies and products before places.
 _TAG_ORDER = {"nr": 0, "nrfg": 0, "nrt": 0, "nz": 1, "nt": 1, "eng": 1, "ns": 2}
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 # jieba's tagger guesses names for unknown runs, some of them question words or function words glued to
 # a neighbour ("因何原因" gives "何原因", "已达成共识" gives "已达成", "库有什么" gives "库有"): a
 # candidate holding a question word, or starting or ending with a function character, is no name.
@@ -60,7 +61,7 @@ def warm_up() -> None:
 def chinese_names(question: str) -> list[str]:
     """Proper names of `question` in the order above (then as written), each once; CJK names of two
     characters or more, Latin words of three letters or more."""
-    if not _CJK.search(question):
+    if not CJK_RE.search(question):
         return []
     found: list[tuple[int, int, str]] = []
     seen: set[str] = set()
@@ -80,7 +81,7 @@ def chinese_names(question: str) -> list[str]:
 def _is_cjk_name(word: str) -> bool:
     return (
         len(word) >= 2
-        and bool(_CJK.search(word))
+        and bool(CJK_RE.search(word))
         and word not in _FRAMING
         and not _QUESTION_WORDS.search(word)
         and word[0] not in _FUNCTION_CHARS

@@ -262,9 +262,10 @@ class QuestionFlow:
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
         elif "company" not in params.filters and params.language == "zh":
+            searched = _texts(found)
             for name in chinese_names(params.question)[: self._s.coverage_max_names]:
                 # The passages the question's search found first, then the lexical index's best for the name.
-                if not (holds_name(_texts(found), name) or holds_name(await self._name_lookup(name, vector), name)):
+                if not (holds_name(searched, name) or holds_name(await self._name_lookup(name, vector), name)):
                     unknown.append(name)
         verdict = assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters)
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):

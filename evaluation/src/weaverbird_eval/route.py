@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from weaverbird_common.coverage import assess, names_to_look_up, unknown_companies
+from weaverbird_common.coverage import MIN_TERM_COVERAGE, assess, names_to_look_up, unknown_companies
 from weaverbird_common.questions import alias_map, filters_from_question, search_filters
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
+from weaverbird_retriever.lexical import encoder, term_coverage
 from weaverbird_retriever.stores.base import SearchOptions
 
 from weaverbird_eval.corpus import chunk_units
@@ -45,6 +46,9 @@ class Case:
     covered_years_only: bool = True  # as served before quarters were checked
     covered_quarter_q4: bool = True  # as served, with the year's annual report counting for Q4
     covered_without_zh_names: bool = True  # as served before Chinese names were looked up
+    covered_without_terms: bool = True  # as served before the term-coverage rule
+    term_coverage: float = 1.0  # the best share of the question's terms one of its first K passages holds
+    names_company: bool = False  # the question names a catalog company (the term rule does not apply)
 
 
 @dataclass
@@ -120,14 +124,19 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
         store = system._store
         assert store is not None
         vectors = system.embed_queries([q.text for q in evalset.queries])
+        lexical = encoder()
         for query, vector in zip(evalset.queries, vectors, strict=True):
             own = _group(next(iter(sorted(query.relevant))))
+            asked = lexical.terms(query.text)
             for out_of_kb in (False, True):
                 exclude = {"group": own} if out_of_kb else {}
                 companies, years, quarters = catalog.without(own if out_of_kb else None)
                 found = filters_from_question(query.text, list(companies), aliases=alias_map(companies))
                 options = SearchOptions(mode="hybrid", text=query.text, exclude=exclude)
                 hits = store.search(vector, TOP_K, None, options)
+                # The served gate reads the first K passages of the question's own search, which is this one
+                # whenever the rule applies (no company named, so nothing narrows the search).
+                terms = max((term_coverage(asked, lexical.terms(t)) for t in _texts(hits)), default=0.0)
                 if narrowing := search_filters(found):  # the orchestrator searches with them first
                     hits += store.search(vector, TOP_K, narrowing, options)
                 unknown, missing = [], []
@@ -150,7 +159,16 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             zh_unknown.append(name)
                 before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 unknown += zh_unknown
-                verdict = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
+                without_terms = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
+                verdict = assess(
+                    found,
+                    years,
+                    unknown,
+                    missing_companies=missing,
+                    company_quarters=quarters,
+                    term_coverage=terms,
+                    min_term_coverage=MIN_TERM_COVERAGE,
+                )
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)
                 by_names = assess(found, years, unknown)
                 years_only = assess(found, years, unknown, missing_companies=missing)
@@ -170,6 +188,9 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         years_only.covered,
                         q4.covered,
                         before_zh.covered,
+                        without_terms.covered,
+                        terms,
+                        "company" in found,
                     )
                 )
     finally:
@@ -207,7 +228,8 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
         ("coverage without quarters", None, lambda x: not x.covered_years_only),
         ("coverage, next year's filing counts", None, lambda x: not x.covered_next_year),
         ("coverage without unknown companies", None, lambda x: not x.covered_by_names),
-        ("coverage without Chinese names", None, lambda x: not x.covered_without_zh_names),
+        ("coverage without term coverage", None, lambda x: not x.covered_without_terms),
+        ("coverage without Chinese names (nor terms)", None, lambda x: not x.covered_without_zh_names),
         (
             "coverage without Chinese names+cosine (default c)",
             default_c,
@@ -231,6 +253,37 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
     return RouteReport(evalset.name, backend, rows, cases)
 
 
+TERM_STEPS = [round(0.05 * i, 2) for i in range(21)]
+KEEP_LOCAL = 0.90  # issue 11: at most 10 % of answerable questions may leave the KB
+
+
+def _with_terms(minimum: float) -> Any:
+    """The served gate with another minimum term coverage."""
+    return lambda x: not x.covered_without_terms or (not x.names_company and x.term_coverage < minimum)
+
+
+def term_threshold(reports: Sequence[RouteReport]) -> tuple[float, list[str]]:
+    """The largest minimum term coverage (in 0.05 steps) that keeps >= KEEP_LOCAL of the answerable
+    questions local on the held-out half of *every* dataset run together, and what it does on each
+    dataset's dev half: one setting for all of them, chosen on questions that do not report it."""
+    chosen = 0.0
+    for minimum in TERM_STEPS:
+        tuned = [_shares([c for c in r.cases if c.held_out], _with_terms(minimum))[0] for r in reports]
+        if all(local >= KEEP_LOCAL for local in tuned):
+            chosen = minimum
+    lines = [
+        f"Minimum term coverage chosen on the held-out halves of {', '.join(r.dataset for r in reports)}: "
+        f"**{chosen:.2f}** (served: {MIN_TERM_COVERAGE:.2f}).",
+        "",
+    ]
+    for r in reports:
+        local, away, n = _shares([c for c in r.cases if not c.held_out], _with_terms(chosen))
+        lines.append(
+            f"- {r.dataset} (dev, {n} questions): answerable kept local {local:.3f}, out-of-KB sent away {away:.3f}"
+        )
+    return chosen, lines
+
+
 def markdown(reports: Sequence[RouteReport]) -> str:
     lines = [
         "| dataset | gate | c | answerable kept local | out-of-KB sent to web / refused | dev questions |",
@@ -243,4 +296,6 @@ def markdown(reports: Sequence[RouteReport]) -> str:
                 f"| {row.dataset} | {row.design} | {c} | {row.answerable_local:.3f} | {row.out_of_kb_web:.3f} | "
                 f"{row.questions} |"
             )
+    if reports:
+        lines += ["", *term_threshold(reports)[1]]
     return "\n".join(lines) + "\n"

@@ -129,3 +129,18 @@ def test_assess_checks_the_quarter_only_with_the_catalogs_quarters() -> None:
     assert not none.covered and "no quarterly documents" in none.reason
     # The year's check comes first and says what is missing.
     assert "no 2021 document" in assess({**asked, "year": 2021}, years, [], company_quarters=quarters).reason
+
+
+def test_too_few_of_the_questions_words_in_any_passage_is_a_gap_only_without_a_kb_company() -> None:
+    years = {"3M": [2022]}
+    thin = assess({}, years, [], term_coverage=0.4, min_term_coverage=0.55)
+    assert not thin.covered and thin.gap == "terms" and "at best 40%" in thin.reason and "55%" in thin.reason
+    assert assess({}, years, [], term_coverage=0.6, min_term_coverage=0.55).covered
+    assert assess({"year": 2019}, years, [], term_coverage=0.55, min_term_coverage=0.55).covered  # at the minimum
+    # A KB company is named: the catalog decides (a filing's wording differs from the question's).
+    assert assess({"company": "3M", "year": 2022}, years, [], term_coverage=0.1, min_term_coverage=0.55).covered
+    # Not measured (an older retriever) or the rule off: nothing is read into it.
+    assert assess({}, years, [], term_coverage=None, min_term_coverage=0.55).covered
+    assert assess({}, years, [], term_coverage=0.0, min_term_coverage=0.0).covered
+    # A name no chunk mentions is the more telling reason and is given first.
+    assert assess({}, years, ["Zephyr"], term_coverage=0.1, min_term_coverage=0.55).gap == "name"

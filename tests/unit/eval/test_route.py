@@ -22,3 +22,23 @@ def test_route_eval_asks_each_question_with_and_without_its_document(tiny_data: 
     assert set(rows) >= {"coverage", "cosine (default c)", "coverage+cosine (c tuned on held-out)"}
     assert rows["coverage"]["answerable_local"] == 1.0 and rows["coverage"]["out_of_kb_web"] == 1.0
     assert "| financebench | coverage |" in (out / "route.md").read_text()
+    assert all(0.0 <= c["term_coverage"] <= 1.0 for c in cases)
+    assert "Minimum term coverage chosen on the held-out halves of financebench" in (out / "route.md").read_text()
+
+
+def test_the_term_threshold_is_the_largest_that_keeps_nine_in_ten_local_on_every_tuning_half() -> None:
+    from weaverbird_eval.route import Case, RouteReport, term_threshold
+
+    def report(name: str, answerable: list[float], held_out: bool = True) -> RouteReport:
+        cases = [Case(f"{name}{i}", False, 0.5, True, "", held_out, term_coverage=t) for i, t in enumerate(answerable)]
+        cases += [Case(f"{name}x", True, 0.5, True, "", held_out, term_coverage=0.05)]
+        return RouteReport(name, "use", cases=cases)
+
+    # Ten answerable questions each: A keeps nine of ten local up to 0.90, B only up to 0.30.
+    a = report("A", [0.3, *[0.9] * 9])
+    b = report("B", [0.2, *[0.3] * 9])
+    chosen, lines = term_threshold([a, b])
+    assert chosen == 0.3
+    assert term_threshold([a])[0] == 0.9  # A alone allows more
+    # The dev half (not held out) reports; it did not choose.
+    assert "Minimum term coverage chosen on the held-out halves of A, B: **0.30**" in lines[0]

@@ -27,7 +27,14 @@ class CatalogPeers(FakePeers):
         self.lexical_lookups: list[str] = []
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
     ) -> list[Passage]:
         if mode == "lexical":
             self.lexical_lookups.append(text)
@@ -148,7 +155,14 @@ class UndatedPeers(CatalogPeers):
         self.lookup_filters: list[dict[str, str | int]] = []
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
     ) -> list[Passage]:
         if mode == "lexical":
             self.lookup_filters.append(dict(filters))
@@ -196,7 +210,14 @@ class FilterRecordingPeers(CatalogPeers):
         self.filters_seen: list[dict[str, str | int]] = []
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
     ) -> list[Passage]:
         if mode != "lexical":
             self.filters_seen.append(dict(filters))
@@ -241,7 +262,14 @@ class ChineseNewsPeers(CatalogPeers):
         self.segmented_apart = segmented_apart
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
     ) -> list[Passage]:
         if mode == "lexical":
             self.lexical_lookups.append(text)
@@ -280,3 +308,52 @@ async def test_a_chinese_name_counts_as_known_from_either_search(peers: ChineseN
     flow = _flow(peers)
     decision = (await flow.retrieve(await flow.params("德必集团目前多少项目属于旧楼改造？"))).decision
     assert decision.route == Route.LOCAL, decision.note
+
+
+class TermPeers(CatalogPeers):
+    """The question's search finds passages holding `share` of its terms; records whether it asked."""
+
+    def __init__(self, share: float | None) -> None:
+        super().__init__(set())
+        self.share = share
+        self.asked_terms: list[bool] = []
+
+    async def search(
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
+    ) -> list[Passage]:
+        if mode == "lexical":
+            return await super().search(vector, k, filters, text, mode)
+        self.asked_terms.append(term_coverage)
+        return [replace(_HIT, term_coverage=self.share if term_coverage else None)]
+
+
+@pytest.mark.parametrize(
+    ("share", "route"),
+    [(0.3, Route.WEB), (0.8, Route.LOCAL), (None, Route.LOCAL)],  # None: a retriever that does not measure it
+)
+async def test_passages_holding_too_few_of_the_questions_words_send_it_away(share: float | None, route: Route) -> None:
+    peers = TermPeers(share)
+    decision = await _route(_flow(peers), "What was the change in deferred revenue between 2018 and 2019?")
+    assert decision[0] == route, decision[1]
+    assert peers.asked_terms[0] is True
+    if route == Route.WEB:
+        assert "no passage holds most of the question's words (at best 30%, needs 55%)" in decision[1]
+
+
+async def test_a_kb_company_leaves_the_decision_to_the_catalog_and_zero_turns_the_rule_off() -> None:
+    peers = TermPeers(0.1)
+    assert (await _route(_flow(peers), "What were Aurora's net sales in fiscal 2023?"))[0] == Route.LOCAL
+    assert peers.asked_terms[0] is False  # not measured: nothing reads it
+    off = TermPeers(0.1)
+    question = "What was the change in deferred revenue between 2018 and 2019?"
+    assert (await _route(_flow(off, min_term_coverage=0.0), question))[0] == Route.LOCAL
+    gate_off = TermPeers(0.1)
+    assert (await _route(_flow(gate_off, coverage_gate=False), question))[0] == Route.LOCAL
+    assert gate_off.asked_terms[0] is False

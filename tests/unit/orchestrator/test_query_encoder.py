@@ -23,7 +23,7 @@ class _Peers:
     async def embed_query(self, text: str) -> list[float]:
         raise AssertionError("an in-process encoder must not call the embedder service for queries")
 
-    async def search(self, *args: object) -> list[object]:
+    async def search(self, *args: object, **kwargs: object) -> list[object]:
         self.calls.append("search")
         return []
 

@@ -294,6 +294,30 @@ def test_servicer_picks_the_mode(store: VectorStore, text: str, mode: int, expec
         assert reply.hits[0].payload.aliases  # list payload survives the round trip
 
 
+def test_servicer_reports_each_hits_share_of_the_query_terms_when_asked(store: VectorStore) -> None:
+    import asyncio
+
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
+    vector = _vectors(1)[0].tolist()
+    # "sales" and "rose" are in the first chunk, "Borealis" is not; stop words ("of", "the") do not count.
+    asked = retriever_pb2.SearchRequest(
+        vector=vector, k=6, text="Net sales of the Borealis segment rose", term_coverage=True
+    )
+    reply = asyncio.run(servicer.Search(asked, None))  # type: ignore[arg-type]
+    shares = {h.text: h.term_coverage for h in reply.hits}
+    assert all(h.HasField("term_coverage") for h in reply.hits)
+    # Terms: net, sale, borea(l)is, segment, rose -> the Aurora chunk holds 4 of 5.
+    assert shares[DOCS[0][0]] == pytest.approx(0.8)
+    assert shares[DOCS[5][0]] == 0.0  # a Chinese chunk shares no word
+    # Chinese is segmented: the question's words 营业收入 / 增长 are in the 青松 chunk, not the 华岳 one.
+    zh = retriever_pb2.SearchRequest(vector=vector, k=6, text="青松新能源营业收入增长", term_coverage=True)
+    zh_shares = {h.text: h.term_coverage for h in asyncio.run(servicer.Search(zh, None)).hits}  # type: ignore[arg-type]
+    assert zh_shares[DOCS[4][0]] > 0.8 > zh_shares.get(DOCS[5][0], 0.0)
+    # Not asked for: not measured, so a caller cannot mistake it for "no word in common".
+    plain = retriever_pb2.SearchRequest(vector=vector, k=3, text="Net sales")
+    assert not any(h.HasField("term_coverage") for h in asyncio.run(servicer.Search(plain, None)).hits)  # type: ignore[arg-type]
+
+
 def test_servicer_refuses_lexical_without_text(store: VectorStore) -> None:
     import asyncio
 

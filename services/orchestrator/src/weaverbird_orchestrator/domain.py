@@ -24,6 +24,8 @@ class Passage:
     page: int
     origin: str  # "local" | "web"
     heading: str = ""
+    # Share of the question's terms it holds; None when the search did not ask (read by the coverage gate).
+    term_coverage: float | None = None
 
 
 @dataclass(frozen=True)

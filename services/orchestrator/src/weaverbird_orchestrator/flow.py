@@ -51,6 +51,14 @@ from weaverbird_orchestrator.web import WebPath
 from weaverbird_orchestrator.web_evidence import ingest_message, score_web_chunks
 
 
+def _best_term_coverage(passages: Sequence[Passage]) -> float | None:
+    """The largest share of the question's terms one passage holds (the first K of the question's own
+    search, as `weaverbird eval route` measures it); None when no passage was measured (a retriever older
+    than the field), so the gate does not read "nothing covered" into a missing number."""
+    shares = [p.term_coverage for p in passages if p.term_coverage is not None]
+    return max(shares) if shares else None
+
+
 def _texts(passages: Sequence[Passage]) -> list[str]:
     return [f"{p.title}\n{p.text}" for p in passages]
 
@@ -63,7 +71,14 @@ class Peers(Protocol):
     async def embedder_model(self) -> str: ...
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
     ) -> list[Passage]: ...
 
     async def catalog(self) -> Catalog: ...
@@ -247,9 +262,10 @@ class QuestionFlow:
         self, params: AskParams, vector: list[float], found: Sequence[Passage] = ()
     ) -> tuple[str, str]:
         """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year or
-        quarter of a KB company it has no document for, a company the catalog does not know, or a name that no chunk
-        mentions (weaverbird_common.coverage); and the company its web pages are filed under: the unknown
-        company, or the deployment's known company an unknown name stands for."""
+        quarter of a KB company it has no document for, a company the catalog does not know, a name that no chunk
+        mentions, or (no KB company named) passages that hold too few of its words (weaverbird_common.coverage);
+        and the company its web pages are filed under: the unknown company, or the deployment's known company
+        an unknown name stands for."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
@@ -267,7 +283,14 @@ class QuestionFlow:
                 # The passages the question's search found first, then the lexical index's best for the name.
                 if not (holds_name(searched, name) or holds_name(await self._name_lookup(name, vector), name)):
                     unknown.append(name)
-        verdict = assess(params.filters, catalog.years, unknown, company_quarters=catalog.quarters)
+        verdict = assess(
+            params.filters,
+            catalog.years,
+            unknown,
+            company_quarters=catalog.quarters,
+            term_coverage=_best_term_coverage(found[: params.top_k]),
+            min_term_coverage=self._s.min_term_coverage,
+        )
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
             return "", ""
         # Pages fetched for a name the deployment knows ("MGM" of MGMRESORTS) are filed under that company,
@@ -307,7 +330,9 @@ class QuestionFlow:
         period without a company does not narrow the search (questions.search_filters)."""
         filters = search_filters(params.filters) if params.filters_from_question else params.filters
         depth = self._search_depth(params)
-        hits = await self._peers.search(vector, depth, filters, params.question)
+        # The coverage gate reads how much of the question the passages hold when it names no KB company.
+        terms = self._s.coverage_gate and params.filters_from_question and "company" not in params.filters
+        hits = await self._peers.search(vector, depth, filters, params.question, term_coverage=terms)
         if not (filters and params.filters_from_question) or best_cosine(hits) >= params.threshold:
             return filters, hits, "", ""
         note = ""

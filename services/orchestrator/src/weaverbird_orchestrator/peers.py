@@ -53,6 +53,7 @@ def passage_from_hit(hit: retriever_pb2.SearchHit) -> Passage:
         page=p.page,
         origin=_ORIGIN.get(p.origin, "local"),
         heading=p.heading,
+        term_coverage=hit.term_coverage if hit.HasField("term_coverage") else None,
     )
 
 
@@ -112,10 +113,20 @@ class GrpcPeers:
         return info.model_id
 
     async def search(
-        self, vector: list[float], k: int, filters: Mapping[str, str | int], text: str = "", mode: str = ""
+        self,
+        vector: list[float],
+        k: int,
+        filters: Mapping[str, str | int],
+        text: str = "",
+        mode: str = "",
+        *,
+        term_coverage: bool = False,
     ) -> list[Passage]:
-        """mode "" leaves the choice to the retriever (its default: hybrid when there is text)."""
-        request = retriever_pb2.SearchRequest(vector=vector, k=k, text=text, mode=_MODES[mode])
+        """mode "" leaves the choice to the retriever (its default: hybrid when there is text);
+        `term_coverage` asks for each hit's share of the text's terms (Passage.term_coverage)."""
+        request = retriever_pb2.SearchRequest(
+            vector=vector, k=k, text=text, mode=_MODES[mode], term_coverage=term_coverage
+        )
         if filters:
             request.filter.CopyFrom(filter_proto(filters))
         async with peer_errors("retriever"):

@@ -68,9 +68,14 @@ def filter_to_dict(flt: common_pb2.PayloadFilter) -> dict[str, str | int]:
     return out
 
 
-def hit_to_proto(hit: Hit) -> retriever_pb2.SearchHit:
+def hit_to_proto(hit: Hit, term_coverage: float | None = None) -> retriever_pb2.SearchHit:
     return retriever_pb2.SearchHit(
-        id=hit.id, score=hit.score, text=hit.text, payload=dict_to_payload(hit.payload), rank_score=hit.rank_score
+        id=hit.id,
+        score=hit.score,
+        text=hit.text,
+        payload=dict_to_payload(hit.payload),
+        rank_score=hit.rank_score,
+        term_coverage=term_coverage,
     )
 
 

@@ -69,6 +69,11 @@ class LexicalEncoder:
                     vector.values.append(value * COMPONENT_WEIGHT)
         return vector
 
+    def terms(self, text: str) -> frozenset[int]:
+        """The distinct terms of `text` as the lexical leg reads a query (stemmed, stop words dropped,
+        Chinese segmented), without concepts."""
+        return frozenset(self._bm25.embed_query(self._segment(text)).indices)
+
     def _segment(self, text: str) -> str:
         if not _CJK_RUN.search(text):
             return text
@@ -85,6 +90,11 @@ class LexicalEncoder:
                 jieba.initialize()
                 self._cut = jieba.lcut_for_search
         return self._cut
+
+
+def term_coverage(query_terms: frozenset[int], text_terms: frozenset[int]) -> float:
+    """Share of the query's terms the text holds; 1.0 for a query without terms (nothing is missing)."""
+    return len(query_terms & text_terms) / len(query_terms) if query_terms else 1.0
 
 
 def _concept_words(found: set[str]) -> str:

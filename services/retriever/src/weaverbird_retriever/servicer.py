@@ -20,8 +20,10 @@ from weaverbird_common.errors import FailedPrecondition, InvalidArgument, NotFou
 from weaverbird_retriever import documents
 from weaverbird_retriever.catalog import fetch_catalog
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
+from weaverbird_retriever.lexical import encoder, term_coverage
 from weaverbird_retriever.stores import AsyncVectorStore, CollectionMissing, DimensionMismatch, VectorStore
 from weaverbird_retriever.stores.base import (
+    Hit,
     InvalidInput,
     LexicalMissing,
     SearchMode,
@@ -170,7 +172,10 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         with store_errors(), self._forget_missing():
             options = await self._options(request)
             hits = await self._store.search(list(request.vector), request.k, filters or None, options)
-        return retriever_pb2.SearchResponse(hits=[hit_to_proto(h) for h in hits], mode=MODE_VALUES[options.mode])
+        coverage = _term_coverage(options.text if request.term_coverage else "", hits)
+        return retriever_pb2.SearchResponse(
+            hits=[hit_to_proto(h, c) for h, c in zip(hits, coverage, strict=True)], mode=MODE_VALUES[options.mode]
+        )
 
     async def _options(self, request: retriever_pb2.SearchRequest) -> SearchOptions:
         """The mode asked for, else the deployment default; without text only dense is possible."""
@@ -247,3 +252,12 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             raise NotFound(f"document {request.document_id!r} is not in the knowledge base (it is empty)")
         with store_errors(), self._forget_missing():
             return await documents.get_document(self._store, request.document_id)
+
+
+def _term_coverage(text: str, hits: list[Hit]) -> list[float | None]:
+    """Each hit's share of the query's terms, read from its title and text (None when not asked for)."""
+    if not text:
+        return [None] * len(hits)
+    lexical = encoder()
+    asked = lexical.terms(text)
+    return [term_coverage(asked, lexical.terms(f"{h.payload.get('title', '')}\n{h.text}")) for h in hits]

@@ -9,7 +9,9 @@ served defaults (route gate, K, J, numeric check). Three sets:
 - ``chinese``: Fin-Eva questions (Chinese, context in the KB) whose gold option states a figure, asked
   open-ended (without the options);
 - ``out_of_kb``: FinanceBench questions whose own filing was left out of the KB (other filings of the
-  same company may be there): the right outcome is the insufficient-information answer (or the web).
+  same company may be there): the right outcome is the insufficient-information answer (or the web);
+- ``out_of_kb_zh`` (``--out-of-kb-zh N``, default 0): Fin-Eva news and document questions whose own
+  context was left out of the KB (never a context of the ``chinese`` set); right outcome as above.
 
 Scores (scoring.py): accuracy strict (value with its unit/scale; yes/no) with the lenient figure beside;
 citation correctness (among answers citing, a cited passage is from an evidence page / the question's
@@ -29,7 +31,7 @@ import json
 import re
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,7 +98,7 @@ def unsupported_numbers(answer: str, question: str, cited_texts: list[str]) -> l
 
 @dataclass
 class AnswerRecord:
-    set: str  # financebench | chinese | out_of_kb
+    set: str  # financebench | chinese | out_of_kb | out_of_kb_zh
     id: str
     question: str
     gold: str
@@ -121,6 +123,7 @@ class AnswerRecord:
     # Figures of in_no_passage that the served calculator wrote (its result and formula constants,
     # computed in code from cited figures), not the model: a computed difference is in no passage by nature.
     computed: list[str] = field(default_factory=list)
+    route_note: str = ""  # why the gate routed as it did (e.g. the coverage gap)
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -232,12 +235,29 @@ def chinese_cases(data: Path, n: int) -> tuple[list[Case], list[dict], list[str]
     return sample(cases, n), payloads, texts
 
 
+def chinese_out_of_kb(data: Path, n: int, keep: Iterable[Case]) -> list[Case]:
+    """`n` Fin-Eva questions, spread over the file, that can be asked open-ended (no options needed, no
+    anonymised fund descriptions) and whose contexts serve none of the `keep` cases: their contexts
+    leave the KB, so the right outcome is the insufficient-information answer."""
+    from weaverbird_eval.datasets import fineva
+
+    kept_contexts = {unit for case in keep for unit in case.relevant}
+    candidates = [
+        Case("out_of_kb_zh", q.id, q.text, (q.extra.get(q.extra.get("answer", ""), "") or "").strip(), q.relevant)
+        for q in fineva(data).queries
+        if not q.id.startswith("financial_product_analysis")
+        and not _NEEDS_OPTIONS.search(q.text)
+        and not q.relevant & kept_contexts
+    ]
+    return sample(candidates, n) if n else []
+
+
 # The line the served calculator writes under the figures (tasks.calculation.calculation_line).
 _CALCULATION_LINE = re.compile(r"^(?:Calculation:|计算：).*$", re.MULTILINE)
 
 
 def _passage_id(c: Any, set_name: str) -> str:
-    return c.document_id if set_name == "chinese" else f"{c.title}#p{c.page}"
+    return c.document_id if set_name in ("chinese", "out_of_kb_zh") else f"{c.title}#p{c.page}"
 
 
 def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
@@ -253,6 +273,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     first = 0.0
     tokens: list[str] = []
     route = "local"
+    route_note = ""
     routed_task = ""
     citations: list[Any] = []
     done = None
@@ -260,6 +281,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         kind = event.WhichOneof("event")
         if kind == "route":
             route = "web" if event.route.route == orchestrator_pb2.ROUTE_WEB else "local"
+            route_note = event.route.note
             routed_task = _task_name(event.route.task)
         elif kind == "token":
             first = first or time.perf_counter()
@@ -304,6 +326,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         routed_task=routed_task,
         task=_task_name(done.task),
         computed=[f for f in in_no_passage if f in computed],
+        route_note=route_note,
     )
 
 
@@ -330,15 +353,21 @@ def main(args: argparse.Namespace) -> int:
     fb_payloads = [p for p, k in zip(payloads, keep, strict=True) if k]
     fb_vectors = vectors[keep]
     chinese, zh_payloads, zh_texts = chinese_cases(args.data, args.chinese) if args.chinese else ([], [], [])
+    out_of_kb_zh = chinese_out_of_kb(args.data, args.out_of_kb_zh, chinese) if zh_payloads else []
     zh_vectors = embed_corpus(args.backend, zh_texts) if zh_texts else None
+    if out_of_kb_zh and zh_vectors is not None:
+        gone = {unit for case in out_of_kb_zh for unit in case.relevant}
+        zh_keep = np.array([p["document_id"] not in gone for p in zh_payloads])
+        zh_payloads = [p for p, k in zip(zh_payloads, zh_keep, strict=True) if k]
+        zh_vectors = zh_vectors[zh_keep]
     # The held-out filings leave the KB whichever sets are asked, so a run of fewer sets asks the same
     # answerable questions over the same KB (a before/after comparison needs that).
-    cases = [c for c in answerable + chinese + out_of_kb if c.set in args.sets.split(",")]
+    cases = [c for c in answerable + chinese + out_of_kb + out_of_kb_zh if c.set in args.sets.split(",")]
     model = {"qwen": "qwen2.5-coder-1.5b"}.get(args.model, args.model)
     print(
         f"KB: {len(fb_payloads)} FinanceBench chunks ({len(held_out)} filings held out) + {len(zh_payloads)} "
         f"Fin-Eva contexts; questions: {len(answerable)} FinanceBench, {len(chinese)} Chinese, "
-        f"{len(out_of_kb)} out-of-KB; model {model}",
+        f"{len(out_of_kb)} out-of-KB, {len(out_of_kb_zh)} Chinese out-of-KB; model {model}",
         flush=True,
     )
 
@@ -380,6 +409,7 @@ def main(args: argparse.Namespace) -> int:
         "numeric_check_policy": args.numeric_check_policy or "served default",
         "corpus": evalset.note,
         "held_out_filings": sorted(held_out),
+        "held_out_fineva_contexts": sorted({u for c in out_of_kb_zh for u in c.relevant}),
         "sets": evaluate(records),
     }
     table = markdown(summary)

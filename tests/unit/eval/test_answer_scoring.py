@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from weaverbird_eval.answers import AnswerRecord, answer_correct, evaluate, numbers, sample, unsupported_numbers
 from weaverbird_eval.scoring import is_refusal, strict_correct
 
@@ -110,3 +112,17 @@ def test_refusals_are_recognised_in_both_languages() -> None:
     assert is_refusal("The provided information is insufficient to answer this question. It lacks X.")
     assert is_refusal("根据所提供的资料，无法回答该问题。")
     assert not is_refusal("Revenue was USD 5 million [1].")
+
+
+def test_chinese_out_of_kb_questions_never_take_a_context_the_chinese_set_needs(tiny_data: Path) -> None:
+    from weaverbird_eval.answers import Case, chinese_out_of_kb
+    from weaverbird_eval.datasets import fineva
+
+    queries = {q.id: q for q in fineva(tiny_data).queries}
+    moutai = queries["financial_event_interpretation:1"]
+    keep = [Case("chinese", moutai.id, moutai.text, "1476.9亿元", moutai.relevant)]
+    out = chinese_out_of_kb(tiny_data, 5, keep)
+    # The Moutai context stays (a `chinese` case needs it); fund descriptions are never asked open-ended.
+    assert [c.id for c in out] == ["financial_event_interpretation:2"]
+    assert out[0].set == "out_of_kb_zh" and not out[0].relevant & moutai.relevant
+    assert chinese_out_of_kb(tiny_data, 0, keep) == []

@@ -137,6 +137,7 @@ def test_too_few_of_the_questions_words_in_any_passage_is_a_gap_only_without_a_k
     assert not thin.covered and thin.gap == "terms" and "at best 40%" in thin.reason and "55%" in thin.reason
     assert assess({}, years, [], term_coverage=0.6, min_term_coverage=0.55).covered
     assert assess({"year": 2019}, years, [], term_coverage=0.55, min_term_coverage=0.55).covered  # at the minimum
+    assert "at best 54%" in assess({}, years, [], term_coverage=0.5499, min_term_coverage=0.55).reason
     # A KB company is named: the catalog decides (a filing's wording differs from the question's).
     assert assess({"company": "3M", "year": 2022}, years, [], term_coverage=0.1, min_term_coverage=0.55).covered
     # Not measured (an older retriever) or the rule off: nothing is read into it.

@@ -344,7 +344,7 @@ async def test_passages_holding_too_few_of_the_questions_words_send_it_away(shar
     assert decision[0] == route, decision[1]
     assert peers.asked_terms[0] is True
     if route == Route.WEB:
-        assert "no passage holds most of the question's words (at best 30%, needs 55%)" in decision[1]
+        assert "no passage holds most of the question's words (at best 30%, needs 60%)" in decision[1]
 
 
 async def test_a_kb_company_leaves_the_decision_to_the_catalog_and_zero_turns_the_rule_off() -> None:

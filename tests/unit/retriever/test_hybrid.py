@@ -318,6 +318,14 @@ def test_servicer_reports_each_hits_share_of_the_query_terms_when_asked(store: V
     assert not any(h.HasField("term_coverage") for h in asyncio.run(servicer.Search(plain, None)).hits)  # type: ignore[arg-type]
 
 
+def test_term_coverage_counts_content_words_only() -> None:
+    lexical = encoder()
+    # Question and function words (Chinese and English) are not terms: "the revenue" asks for revenue.
+    assert lexical.terms("青松新能源的营业收入是多少？") == lexical.terms("青松新能源 营业收入")
+    assert lexical.terms("What was the revenue?") == lexical.terms("revenue")
+    assert lexical.terms("的 是 什么") == frozenset()
+
+
 def test_servicer_refuses_lexical_without_text(store: VectorStore) -> None:
     import asyncio
 

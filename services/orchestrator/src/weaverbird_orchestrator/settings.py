@@ -52,7 +52,7 @@ class OrchestratorSettings(BaseServiceSettings):
         le=1.0,
         description="Coverage gate, questions that name no KB company: the share of the question's terms (stemmed, "
         "stop words dropped, Chinese segmented) that at least one of its top K passages must hold, else the KB "
-        "does not cover it. 0.55: the largest share that kept >= 90 % of answerable questions local on the tuning "
+        "does not cover it. 0.60: the largest share that kept >= 90 % of answerable questions local on the tuning "
         "half of TAT-QA, Fin-Eva and FinanceBench alike (README, Route decision); 0 turns the rule off.",
     )
     catalog_refresh_s: float = Field(

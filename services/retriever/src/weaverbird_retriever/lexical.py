@@ -45,6 +45,10 @@ class LexicalEncoder:
 
     def __init__(self) -> None:
         self._bm25 = qe.Bm25(qe.Bm25Config(language="english"))
+        # The same analysis with Qdrant's Chinese stop words too (根据, 什么, 多少, 的 ...), for term
+        # coverage only: a question's function words say nothing about whether a passage answers it.
+        stop = qe.StopwordsSet(languages={qe.Language.English, qe.Language.Chinese})
+        self._content = qe.Bm25(qe.Bm25Config(language="english", stopwords=stop))
         self._cut_lock = threading.Lock()
         self._cut = None
 
@@ -70,9 +74,9 @@ class LexicalEncoder:
         return vector
 
     def terms(self, text: str) -> frozenset[int]:
-        """The distinct terms of `text` as the lexical leg reads a query (stemmed, stop words dropped,
-        Chinese segmented), without concepts."""
-        return frozenset(self._bm25.embed_query(self._segment(text)).indices)
+        """The distinct content terms of `text`: as the lexical leg reads a query (stemmed, English stop
+        words dropped, Chinese segmented, no concepts), Chinese stop words dropped too."""
+        return frozenset(self._content.embed_query(self._segment(text)).indices)
 
     def _segment(self, text: str) -> str:
         if not _CJK_RUN.search(text):

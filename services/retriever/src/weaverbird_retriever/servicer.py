@@ -172,7 +172,8 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         with store_errors(), self._forget_missing():
             options = await self._options(request)
             hits = await self._store.search(list(request.vector), request.k, filters or None, options)
-        coverage = _term_coverage(options.text if request.term_coverage else "", hits)
+        # Off the event loop: tokenising is CPU work, and Chinese text loads jieba's dictionary on first use.
+        coverage = await asyncio.to_thread(_term_coverage, options.text if request.term_coverage else "", hits)
         return retriever_pb2.SearchResponse(
             hits=[hit_to_proto(h, c) for h, c in zip(hits, coverage, strict=True)], mode=MODE_VALUES[options.mode]
         )

@@ -21,10 +21,11 @@ fiscal years the KB's documents are about. Two checks come from it:
   all. Whether a name occurs anywhere in the KB is asked of the lexical index by the caller. Chinese
   questions have no capitals: their names come from jieba's part-of-speech tags (zh_names).
 - terms: the question names no KB company, and none of the passages its search found holds most of
-  the words it asks with (SearchHit.term_coverage: the share of its distinct terms, stemmed, stop words
-  dropped, Chinese segmented). A question's own table or news item holds nearly all of them; another
-  report's similar table holds the generic ones ("revenue", "2019") but not the rest. Measured with
-  `weaverbird eval route` (README, "Route decision"): better than any cosine at telling the two apart.
+  the words it asks with (SearchHit.term_coverage: the share of its distinct content terms, stemmed,
+  Chinese segmented, English and Chinese stop words dropped). A question's own table or news item holds
+  nearly all of them; another report's similar table holds the generic ones ("revenue", "2019") but not
+  the rest. Measured with `weaverbird eval route` (README, "Route decision"): it tells the two apart
+  better than the cosine does.
   Questions that name a KB company are left to the catalog: a filing's long instructions ("Answer in USD
   millions") and its line-item wording make the share low even on the right page.
 """

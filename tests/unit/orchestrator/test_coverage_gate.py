@@ -357,3 +357,25 @@ async def test_a_kb_company_leaves_the_decision_to_the_catalog_and_zero_turns_th
     gate_off = TermPeers(0.1)
     assert (await _route(_flow(gate_off, coverage_gate=False), question))[0] == Route.LOCAL
     assert gate_off.asked_terms[0] is False
+
+
+@pytest.mark.parametrize(
+    ("peers", "question", "local_kept"),
+    [
+        # Only the question's words were missing: the local passage still competes with the web page.
+        (TermPeers(0.3), "What was the change in deferred revenue between 2018 and 2019?", True),
+        # A company the KB never heard of: its passages are about someone else and give way to the web.
+        (CatalogPeers(set()), "What was Kestrel Mining's EBITDA in 2023?", False),
+    ],
+)
+async def test_the_web_replaces_local_passages_only_when_they_are_about_something_else(
+    peers: CatalogPeers, question: str, local_kept: bool
+) -> None:
+    settings = OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3)
+    web = OnePageWeb("web-1", "Deferred revenue", "https://x.example/d", "Deferred revenue rose in 2019 from 2018.")
+    flow = QuestionFlow(peers, settings, web=web, publisher=Published())  # type: ignore[arg-type]
+    retrieval = await flow.retrieve(await flow.params(question))
+    assert retrieval.decision.route == Route.WEB
+    origins = {p.origin for p in retrieval.ranked}
+    assert "web" in origins
+    assert ("local" in origins) == local_kept

@@ -260,19 +260,20 @@ class QuestionFlow:
 
     async def _coverage_gap(
         self, params: AskParams, vector: list[float], found: Sequence[Passage] = ()
-    ) -> tuple[str, str]:
+    ) -> tuple[str, str, str]:
         """Why the KB does not cover the question ("" when it does), from its catalog: a fiscal year or
         quarter of a KB company it has no document for, a company the catalog does not know, a name that no chunk
         mentions, or (no KB company named) passages that hold too few of its words (weaverbird_common.coverage);
-        and the company its web pages are filed under: the unknown company, or the deployment's known company
-        an unknown name stands for."""
+        the company its web pages are filed under: the unknown company, or the deployment's known company
+        an unknown name stands for; and the kind of gap (Coverage.gap: "period", "terms" ...)."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
         if "company" not in params.filters and params.language == "en":
             with_deployment, in_catalog = self._known_names(catalog)
             missing = unknown_companies(params.question, with_deployment)
             if missing:
-                return assess(params.filters, catalog.years, [], missing_companies=missing).reason, missing[0]
+                gap = assess(params.filters, catalog.years, [], missing_companies=missing)
+                return gap.reason, missing[0], gap.gap
             for name in names_to_look_up(params.question, in_catalog, self._s.coverage_max_names):
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
@@ -292,11 +293,11 @@ class QuestionFlow:
             min_term_coverage=self._s.min_term_coverage,
         )
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
-            return "", ""
+            return "", "", ""
         # Pages fetched for a name the deployment knows ("MGM" of MGMRESORTS) are filed under that company,
         # never under a second spelling of it.
         filed_under = next((c for c in map(self._deployment_names.match, unknown) if c), "")
-        return verdict.reason, filed_under
+        return verdict.reason, filed_under, verdict.gap
 
     async def _name_lookup(self, name: str, vector: list[float]) -> list[str]:
         """Chunks that may hold a Chinese name: the lexical index's best LOOKUP_HITS for it."""
@@ -360,10 +361,11 @@ class QuestionFlow:
         search_start = time.perf_counter()
         filters, hits, note, uncovered = await self._search_local(params, vector)
         new_company = ""  # a company the catalog does not know: the web pages that name it are filed under it
+        gap = ""
         if uncovered:
-            uncovered = f"the knowledge base holds nothing about {uncovered}"
+            uncovered, gap = f"the knowledge base holds nothing about {uncovered}", "company"
         elif self._s.coverage_gate and params.filters_from_question:
-            uncovered, new_company = await self._coverage_gap(params, vector, hits)
+            uncovered, new_company, gap = await self._coverage_gap(params, vector, hits)
         search_ms = _ms_since(search_start)
         rerank_start = time.perf_counter()
         hits = await self._rerank(params.question, hits, params.top_k)
@@ -406,8 +408,9 @@ class QuestionFlow:
                     note += f"web search failed ({decision.web_status}); the answer uses local passages only."
         decision.note = note.strip()
         rank_start = time.perf_counter()
-        # Passages of other companies must not outrank the web pages about the one the KB lacks.
-        local = [] if uncovered and web_passages else hits
+        # Passages of other companies or periods must not outrank the web pages about the one the KB lacks.
+        # When only the question's words were missing, the local passages compete with the web's on score.
+        local = [] if uncovered and gap != "terms" and web_passages else hits
         ranked = rank(local, web_passages)[: params.top_k]
         year = params.filters.get("year")
         if isinstance(year, int):

@@ -152,7 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     p_ans.add_argument("--chinese", type=int, default=20, help="Fin-Eva questions whose gold answer is a figure")
     p_ans.add_argument("--out-of-kb", type=int, default=20, help="FinanceBench questions whose filing is left out")
     p_ans.add_argument(
-        "--out-of-kb-zh", type=int, default=0, help="Fin-Eva questions whose context is left out (set out_of_kb_zh)"
+        "--out-of-kb-zh",
+        type=int,
+        default=0,
+        help="Fin-Eva questions whose context is left out (set out_of_kb_zh; needs --chinese > 0 for the Fin-Eva KB)",
     )
     p_ans.add_argument("--model", default="qwen", help="qwen (default model) or smollm2")
     p_ans.add_argument("--backend", default="use", help="embedder backend for retrieval")

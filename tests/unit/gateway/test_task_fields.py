@@ -46,6 +46,7 @@ def analysis_script(request: orchestrator_pb2.AskRequest) -> list[orchestrator_p
         standalone_question=f"standalone: {request.question}",
         task=common_pb2.TASK_ANALYSIS,
         task_decided_by="rules",
+        route_reason="covered",
     )
     stages = [
         orchestrator_pb2.StageEvent(stage="plan", round=1, ms=41.5, sub_questions=["revenue 2022?", "revenue 2023?"]),
@@ -147,6 +148,7 @@ def test_the_stream_carries_stages_and_the_tasks_parts(client: TestClient, orche
     route = events[0][1]
     assert route["standalone_question"] == "standalone: and 2023?"
     assert (route["task"], route["task_decided_by"]) == ("analysis", "rules")
+    assert route["route_reason"] == "covered"
     plan, review = events[1][1], events[2][1]
     assert plan["stage"] == "plan" and plan["sub_questions"] == ["revenue 2022?", "revenue 2023?"]
     assert plan["ms"] == 41.5 and plan["round"] == 1
@@ -186,7 +188,9 @@ def test_openapi_describes_the_new_request_fields_and_every_stream_event(client:
     assert components["Turn"]["properties"]["role"]["enum"] == ["user", "assistant"]
     for name in ("RouteInfo", "PromptInfo", "StageInfo", "TokenEvent", "CitationsEvent", "DoneInfo", "ErrorBody"):
         assert name in components, name
-    assert {"standalone_question", "task", "task_decided_by"} <= components["RouteInfo"]["properties"].keys()
+    assert {"standalone_question", "task", "task_decided_by", "route_reason"} <= components["RouteInfo"][
+        "properties"
+    ].keys()
     assert {"calculation", "structured", "chart"} <= components["DoneInfo"]["properties"].keys()
     assert "json" in components["StructuredInfo"]["properties"]  # the wire name, not the Python one
     for name in ("ChartInfo", "ChartSeriesInfo", "CalculationInfo", "FigureInfo"):

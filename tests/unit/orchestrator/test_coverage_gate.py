@@ -8,10 +8,13 @@ from dataclasses import replace
 
 import pytest
 from fixtures.fake_peers import FakePeers, OnePageWeb
+from prometheus_client import REGISTRY
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_orchestrator.catalog import Catalog
+from weaverbird_orchestrator.convert import route_proto
 from weaverbird_orchestrator.domain import Passage, Route
 from weaverbird_orchestrator.flow import QuestionFlow
+from weaverbird_orchestrator.metrics import record_question
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
 # A strong cosine on some other company's page: the case the cosine gate cannot catch.
@@ -379,3 +382,33 @@ async def test_the_web_replaces_local_passages_only_when_they_are_about_somethin
     origins = {p.origin for p in retrieval.ranked}
     assert "web" in origins
     assert ("local" in origins) == local_kept
+
+
+@pytest.mark.parametrize(
+    ("peers", "question", "threshold", "reason"),
+    [
+        (CatalogPeers(set()), "What were Aurora's net sales in FY2023?", 0.3, "covered"),
+        (CatalogPeers(set()), "What were Aurora's net sales in FY2023?", 0.9, "low_score"),
+        (CatalogPeers(set()), "What were AURD's net sales in fiscal 2019?", 0.3, "period"),
+        (CatalogPeers(set()), "What were Aurora's net sales in Q3 2023?", 0.3, "quarter"),
+        (CatalogPeers(set()), "What was Kestrel Mining's EBITDA in 2023?", 0.3, "company"),
+        (CatalogPeers(set()), "What did Zephyr Motors report as EBITDA in 2023?", 0.3, "name"),
+        (TermPeers(0.3), "What was the change in deferred revenue between 2018 and 2019?", 0.3, "terms"),
+    ],
+)
+async def test_the_route_reason_names_what_decided_the_route_and_is_counted(
+    peers: CatalogPeers, question: str, threshold: float, reason: str
+) -> None:
+    # Operators see why questions leave the KB (a panel per reason), not only that they do.
+    series = ("weaverbird_orchestrator_route_reasons_total", {"reason": reason})
+    before = REGISTRY.get_sample_value(*series) or 0.0
+    settings = OrchestratorSettings(
+        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=threshold
+    )
+    flow = QuestionFlow(peers, settings)  # type: ignore[arg-type]
+    retrieval = await flow.retrieve(await flow.params(question))
+    assert retrieval.decision.reason == reason, retrieval.decision.note
+    assert (retrieval.decision.route == Route.LOCAL) == (reason == "covered")
+    assert route_proto(retrieval.decision).route_reason == reason
+    record_question(retrieval.decision)
+    assert REGISTRY.get_sample_value(*series) == before + 1

@@ -243,6 +243,11 @@ def quarter_covered(
 MIN_TERM_COVERAGE = 0.60
 
 
+# Every kind of gap assess() reports (Coverage.gap), in the order it checks them; the orchestrator also
+# counts questions by them (weaverbird_orchestrator_route_reasons_total).
+GAP_KINDS = ("period", "quarter", "company", "name", "terms")
+
+
 @dataclass(frozen=True)
 class Coverage:
     """What the catalog says about a question: the gate sends it to the web when `covered` is False."""

@@ -35,6 +35,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from weaverbird_common.coverage import GAP_KINDS
+
 __all__ = [
     "GENERATOR_TOKENS",
     "GENERATOR_TOKENS_PER_SECOND",
@@ -49,6 +51,8 @@ __all__ = [
     "ORCHESTRATOR_DOCUMENTS_PUBLISHED",
     "ORCHESTRATOR_QUESTIONS",
     "ORCHESTRATOR_REQUEST_DURATION",
+    "ORCHESTRATOR_ROUTE_REASON",
+    "ORCHESTRATOR_ROUTE_REASONS",
     "ORCHESTRATOR_STAGES",
     "ORCHESTRATOR_STAGE_DURATION",
     "ORCHESTRATOR_WEB_SEARCH_FAILURES",
@@ -150,6 +154,20 @@ ORCHESTRATOR_BEST_LOCAL_SCORE = _owned(
         registry=None,
     ),
 )
+# reason: why a question took its route (RouteEvent.route_reason): covered | low_score | a coverage gap.
+ORCHESTRATOR_ROUTE_REASONS = ("covered", "low_score", *GAP_KINDS)
+ORCHESTRATOR_ROUTE_REASON = _owned(
+    "orchestrator",
+    prometheus_client.Counter(
+        "weaverbird_orchestrator_route_reasons_total",
+        "Questions by why they took their route: covered (local), low_score, or the coverage gap that sent "
+        "them to the web.",
+        ("reason",),
+        registry=None,
+    ),
+)
+for _reason in ORCHESTRATOR_ROUTE_REASONS:
+    ORCHESTRATOR_ROUTE_REASON.labels(reason=_reason)  # every series exists from the start, at zero
 ORCHESTRATOR_DOCUMENTS_PUBLISHED = _owned(
     "orchestrator",
     prometheus_client.Counter(

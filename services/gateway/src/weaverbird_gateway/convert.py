@@ -125,6 +125,7 @@ def route(r: orchestrator_pb2.RouteEvent) -> schemas.RouteInfo:
         standalone_question=r.standalone_question,
         task=task_name(r.task),  # type: ignore[arg-type]
         task_decided_by=r.task_decided_by,
+        route_reason=r.route_reason,
     )
 
 

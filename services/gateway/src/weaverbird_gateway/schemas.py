@@ -188,6 +188,11 @@ class RouteInfo(BaseModel):
     )
     task: TaskName | Literal["unspecified"]
     task_decided_by: str = Field(description='"request", "rules" or "llm"; empty when no task was decided.')
+    route_reason: str = Field(
+        "",
+        description='Why this route: "covered", "low_score", or the coverage gap that sent the question away '
+        '("company", "period", "quarter", "name", "terms").',
+    )
 
 
 class Citation(BaseModel):

@@ -81,6 +81,7 @@ def route_proto(d: RouteDecision) -> orchestrator_pb2.RouteEvent:
         standalone_question=d.standalone_question,
         task=_TASK.get(d.task, common_pb2.TASK_UNSPECIFIED) if d.task else common_pb2.TASK_UNSPECIFIED,
         task_decided_by=d.task_decided_by,
+        route_reason=d.reason,
     )
 
 

@@ -115,6 +115,8 @@ class RouteDecision:
     standalone_question: str = ""
     task: Task | None = None
     task_decided_by: str = ""
+    # Why this route (RouteEvent.route_reason): "covered", "low_score" or the coverage gap's kind.
+    reason: str = "covered"
 
 
 @dataclass

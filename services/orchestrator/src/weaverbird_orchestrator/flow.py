@@ -391,6 +391,7 @@ class QuestionFlow:
         web_passages: list[Passage] = []
         if best < params.threshold or uncovered:
             decision.route = Route.WEB
+            decision.reason = (gap or "company") if uncovered else "low_score"
             if uncovered:
                 note += f"{uncovered}; "
             else:

@@ -26,6 +26,7 @@ def record_question(decision: RouteDecision) -> None:
     """Counts the question by route (fallback rate = rate(web) / rate(all)) and its stage latencies."""
     route = decision.route.value
     telemetry.ORCHESTRATOR_QUESTIONS.labels(route=route).inc()
+    telemetry.ORCHESTRATOR_ROUTE_REASON.labels(reason=decision.reason).inc()
     telemetry.ORCHESTRATOR_BEST_LOCAL_SCORE.observe(decision.best_local_score)
     telemetry.ORCHESTRATOR_REQUEST_DURATION.labels(route=route).observe(decision.timings.total_ms / 1000)
     for stage, field in _STAGES.items():

@@ -11,6 +11,7 @@ from typing import Any
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.docs.entities import HEAD_CHARS, document_entities
+from weaverbird_common.docs.metadata import metadata_from_filename
 
 from weaverbird_eval.datasets import EvalSet
 
@@ -19,7 +20,7 @@ from weaverbird_eval.datasets import EvalSet
 class Chunks:
     texts: list[str]  # what gets embedded and BM25-indexed: title / heading above the chunk text
     unit_ids: list[str]  # unit of each chunk, parallel to texts
-    # Catalog payload of each chunk (company, aliases, year, quarter, doc_type), as the ingester reads it
+    # Catalog payload of each chunk (company, aliases, year, quarter, doc_type, date), as the ingester reads it
     # from the document's name and first pages (FinanceBench's "3M_2022_10K" and its cover page);
     # empty where units have no document title (Fin-Eva).
     metadata: list[dict[str, Any]]
@@ -34,6 +35,8 @@ def unit_metadata(title: str, head: str = "") -> dict[str, Any]:
         "year": found.year,
         "quarter": found.quarter,
         "doc_type": found.doc_type,
+        # As the loader dates it: the file name's "dated-YYYY-MM-DD", else the latest date of the first pages.
+        "published_date": metadata_from_filename(title).published or found.dated,
     }
     return {k: v for k, v in fields.items() if v}
 

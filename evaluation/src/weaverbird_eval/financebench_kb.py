@@ -32,7 +32,7 @@ def page_documents(
     """One Document per filing, pages numbered pypdf index + 1 as the PDF loader numbers them.
 
     `limit_pages`: only the first N lines of pages.jsonl; `keep(doc_name, page_number)`: a page filter.
-    Company, aliases, period and type come from the filing's name and its own first pages (kept or
+    Company, aliases, period, type and date come from the filing's name and its own first pages (kept or
     not), as the ingester reads them (docs.entities).
     """
     pages: dict[str, list[Page]] = defaultdict(list)
@@ -59,7 +59,7 @@ def page_documents(
             company=found.company,
             year=found.year,
             quarter=found.quarter,
-            published=metadata_from_filename(doc_name).published,
+            published=metadata_from_filename(doc_name).published or found.dated,  # as the PDF loader dates it
             doc_type=found.doc_type,
             aliases=list(found.aliases),
         )

@@ -17,10 +17,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import numpy as np
 from weaverbird_common.coverage import MIN_TERM_COVERAGE, assess, names_to_look_up, unknown_companies
+from weaverbird_common.dates import latest_date, parse_iso
 from weaverbird_common.questions import alias_map, filters_from_question, search_filters
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 from weaverbird_retriever.lexical import encoder, term_coverage
@@ -47,6 +49,7 @@ class Case:
     covered_quarter_q4: bool = True  # as served, with the year's annual report counting for Q4
     covered_without_zh_names: bool = True  # as served before Chinese names were looked up
     covered_without_terms: bool = True  # as served before the term-coverage rule
+    covered_without_dates: bool = True  # as served before a date after the company's newest document counted
     term_coverage: float = 1.0  # the best share of the question's terms one of its first K passages holds
     names_company: bool = False  # the question names a catalog company (the term rule does not apply)
 
@@ -83,6 +86,7 @@ class _Catalog:
 
     def __init__(self, metadata: Sequence[Mapping[str, Any]], groups: Sequence[str]) -> None:
         self._by_group: dict[str, tuple[str, frozenset[str], int, int]] = {}
+        self._dates: dict[str, str] = {}
         for meta, group in zip(metadata, groups, strict=True):
             if meta.get("company"):
                 self._by_group[group] = (
@@ -91,6 +95,21 @@ class _Catalog:
                     int(meta.get("year") or 0),
                     int(meta.get("quarter") or 0),
                 )
+                self._dates[group] = str(meta.get("published_date") or "")
+
+    def latest(self, left_out: str | None) -> dict[str, str]:
+        """Each company's newest document date with `left_out` left out, as the retriever's catalog
+        reports it: only for companies whose every document is dated."""
+        dates: dict[str, list[date | None]] = defaultdict(list)
+        for group, (company, *_) in self._by_group.items():
+            if group != left_out:
+                dates[company].append(parse_iso(self._dates[group]))
+        latest = {}
+        for company, found in dates.items():
+            known = [d for d in found if d]
+            if known and len(known) == len(found):
+                latest[company] = max(known).isoformat()
+        return latest
 
     def without(
         self, left_out: str | None
@@ -131,6 +150,7 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
             for out_of_kb in (False, True):
                 exclude = {"group": own} if out_of_kb else {}
                 companies, years, quarters = catalog.without(own if out_of_kb else None)
+                newest = catalog.latest(own if out_of_kb else None)
                 found = filters_from_question(query.text, list(companies), aliases=alias_map(companies))
                 options = SearchOptions(mode="hybrid", text=query.text, exclude=exclude)
                 hits = store.search(vector, TOP_K, None, options)
@@ -159,7 +179,25 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             zh_unknown.append(name)
                 before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 unknown += zh_unknown
-                without_terms = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
+                asked = latest_date(query.text)
+                without_terms = assess(
+                    found,
+                    years,
+                    unknown,
+                    missing_companies=missing,
+                    company_quarters=quarters,
+                    asked_date=asked,
+                    latest_dates=newest,
+                )
+                without_dates = assess(
+                    found,
+                    years,
+                    unknown,
+                    missing_companies=missing,
+                    company_quarters=quarters,
+                    term_coverage=terms,
+                    min_term_coverage=MIN_TERM_COVERAGE,
+                )
                 verdict = assess(
                     found,
                     years,
@@ -168,6 +206,8 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                     company_quarters=quarters,
                     term_coverage=terms,
                     min_term_coverage=MIN_TERM_COVERAGE,
+                    asked_date=asked,
+                    latest_dates=newest,
                 )
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)
                 by_names = assess(found, years, unknown)
@@ -191,6 +231,7 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         without_terms.covered,
                         terms,
                         "company" in found,
+                        without_dates.covered,
                     )
                 )
     finally:
@@ -229,6 +270,7 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
         ("coverage, next year's filing counts", None, lambda x: not x.covered_next_year),
         ("coverage without unknown companies", None, lambda x: not x.covered_by_names),
         ("coverage without term coverage", None, lambda x: not x.covered_without_terms),
+        ("coverage without dates", None, lambda x: not x.covered_without_dates),
         ("coverage without Chinese names (nor terms)", None, lambda x: not x.covered_without_zh_names),
         (
             "coverage without Chinese names+cosine (default c)",

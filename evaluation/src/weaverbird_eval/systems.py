@@ -5,9 +5,10 @@ indices for a batch of queries.
 
 Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vectors are stored but unused);
 `hybrid-<backend>[-rrf]` both legs fused in the store; `filtered-<backend>` dense with catalog filters;
-`served-<backend>` hybrid with catalog filters, the retriever's default lexical weight, and passages about
-another year than the question's ranked last (weaverbird_common.periods): what the served path does
-(`-noperiod` leaves that step out).
+`served-<backend>` hybrid with catalog filters, the retriever's default lexical and figure weights, and
+passages about another year than the question's ranked last (weaverbird_common.periods): what the served
+path does (`-noperiod` leaves that step out). A last `-fig<w>` sets the figure prior's weight
+(stores.base.prefer_figures; `served-use-fig0`: the served path without it).
 Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
 `-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in the system's fusion (DBSF: w copies
 of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF). `-noconcepts` (before any `-lex`) searches
@@ -73,6 +74,7 @@ class DenseSystem:
         lexical_weight: float = 1.0,
         period: bool = False,
         concepts: bool = True,
+        figure_weight: float = 0.0,
     ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
@@ -84,6 +86,7 @@ class DenseSystem:
         self.fusion: FusionKind = fusion
         self.lexical_weight = lexical_weight
         self.concepts = concepts
+        self.figure_weight = figure_weight
         self._companies: list[str] = []
         self._aliases: dict[str, str] = {}
         self._cache = cache or cache_dir()
@@ -147,6 +150,7 @@ class DenseSystem:
                 prefetch=max(50, depth),
                 lexical_weight=self.lexical_weight,
                 concepts=self.concepts,
+                figure_weight=self.figure_weight,
             )
             if self.mode != "dense" and not query.strip():
                 options = SearchOptions()
@@ -239,9 +243,12 @@ def build_system(name: str) -> System:
     if name == "bm25":
         return Bm25System()
     fusion: FusionKind = "dbsf"
-    base, weight = name, 1.0
-    if name.startswith("served-"):  # the served configuration: the retriever's default weight
+    base, weight, figures = name, 1.0, 0.0
+    if name.startswith("served-"):  # the served configuration: the retriever's default weights
         weight = float(RetrieverSettings.model_fields["lexical_weight"].default)
+        figures = float(RetrieverSettings.model_fields["figure_weight"].default)
+    if match := re.search(r"-fig(\d+(?:\.\d+)?)$", base):
+        figures, base = float(match.group(1)), base[: match.start()]
     if match := re.search(r"-lex(\d+(?:\.\d+)?)$", base):
         weight, base = float(match.group(1)), base[: match.start()]
     if base.endswith("-rrf"):
@@ -260,7 +267,14 @@ def build_system(name: str) -> System:
     if backend and prefix in settings:
         mode, filters = settings[prefix]
         system = DenseSystem(
-            backend, filters=filters, mode=mode, fusion=fusion, lexical_weight=weight, period=period, concepts=concepts
+            backend,
+            filters=filters,
+            mode=mode,
+            fusion=fusion,
+            lexical_weight=weight,
+            period=period,
+            concepts=concepts,
+            figure_weight=figures,
         )
     else:
         system = DenseSystem(name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from weaverbird_common.coverage import (
     assess,
@@ -145,3 +147,19 @@ def test_too_few_of_the_questions_words_in_any_passage_is_a_gap_only_without_a_k
     assert assess({}, years, [], term_coverage=0.0, min_term_coverage=0.0).covered
     # A name no chunk mentions is the more telling reason and is given first.
     assert assess({}, years, ["Zephyr"], term_coverage=0.1, min_term_coverage=0.55).gap == "name"
+
+
+def test_a_date_after_the_companys_newest_document_is_a_gap() -> None:
+    years, latest = {"PEPSICO": [2022, 2023]}, {"PEPSICO": "2023-05-05"}
+    asked = {"company": "PEPSICO", "year": 2023}
+    gap = assess(asked, years, [], asked_date=date(2023, 5, 26), latest_dates=latest)
+    assert not gap.covered and gap.gap == "date"
+    assert gap.reason == "the newest document of PEPSICO in the knowledge base is dated 2023-05-05, before 2023-05-26"
+    assert assess(asked, years, [], asked_date=date(2023, 5, 5), latest_dates=latest).covered  # that day itself
+    assert assess(asked, years, [], asked_date=date(2023, 5, 3), latest_dates=latest).covered
+    assert assess(asked, years, [], latest_dates=latest).covered  # the question names no date
+    # Some of the company's pages carry no date (no entry), or no KB company is named: nothing to compare.
+    assert assess(asked, years, [], asked_date=date(2023, 5, 26), latest_dates={}).covered
+    assert assess({"year": 2023}, years, [], asked_date=date(2023, 5, 26), latest_dates=latest).covered
+    # The year's check comes first and says what is missing.
+    assert assess({**asked, "year": 2024}, years, [], asked_date=date(2024, 1, 2), latest_dates=latest).gap == "period"

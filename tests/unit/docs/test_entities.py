@@ -106,6 +106,7 @@ def test_sec_10k_cover() -> None:
         quarter=None,
         doc_type="10K",
         language="en",
+        dated="2023-09-30",
     )
 
 
@@ -143,6 +144,16 @@ def test_earnings_release_opening() -> None:
     assert found.company == "COBALT_RIDGE_FOODS"
     assert found.aliases == ("Cobalt Ridge Foods, Inc.", "CRF")
     assert (found.year, found.quarter, found.doc_type) == (2023, 3, "EARNINGS")
+
+
+def test_a_document_is_dated_by_the_latest_date_of_its_first_pages() -> None:
+    # A release's dateline, an 8-K's report date: what the KB can know about the company ends there.
+    assert document_entities(RELEASE).dated == "2023-10-26"
+    assert document_entities(EIGHT_K).dated == "2024-03-04"
+    assert document_entities("Revenue grew in fiscal 2023.").dated == ""
+    assert load_text(RELEASE, "cobalt-q3.txt").published == "2023-10-26"
+    # A date the file name or the caller gives wins over the text's.
+    assert load_text(RELEASE, "COBALT_2023Q3_EARNINGS_dated-2023-10-27.txt").published == "2023-10-27"
 
 
 def test_chinese_report_cover() -> None:

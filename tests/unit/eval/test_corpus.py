@@ -33,7 +33,7 @@ def test_chunks_of_a_filing_carry_its_cover_page_entities(tiny_data: Path) -> No
     acme = {json.dumps(m, sort_keys=True) for m, u in zip(chunks.metadata, chunks.unit_ids, strict=True) if "ACME" in u}
     assert [json.loads(m) for m in acme] == [
         {"company": "ACME", "aliases": ["ACME Holdings Corporation", "ACMH"], "year": 2022,
-         "doc_type": "10K"}
+         "doc_type": "10K", "published_date": "2022-12-31"}  # the cover's period end: its latest date
     ]  # fmt: skip
     assert corpus_catalog(chunks.metadata) == {
         "ACME": ["ACME Holdings Corporation", "ACMH"],

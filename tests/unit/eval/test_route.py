@@ -42,3 +42,18 @@ def test_the_term_threshold_is_the_largest_that_keeps_nine_in_ten_local_on_every
     assert term_threshold([a])[0] == 0.9  # A alone allows more
     # The dev half (not held out) reports; it did not choose.
     assert "Minimum term coverage chosen on the held-out halves of A, B: **0.30**" in lines[0]
+
+
+def test_the_left_out_catalog_dates_a_company_only_when_every_remaining_document_is_dated() -> None:
+    from weaverbird_eval.route import _Catalog
+
+    metadata = [
+        {"company": "PEPSICO", "year": 2023, "published_date": "2023-05-30"},
+        {"company": "PEPSICO", "year": 2023, "published_date": "2023-05-05"},
+        {"company": "AMCOR", "year": 2023, "published_date": "2023-08-15"},
+        {"company": "AMCOR", "year": 2023},
+    ]
+    catalog = _Catalog(metadata, ["pep-8k-0530", "pep-8k-0505", "amcor-10k", "amcor-release"])
+    assert catalog.latest(None) == {"PEPSICO": "2023-05-30"}
+    assert catalog.latest("pep-8k-0530") == {"PEPSICO": "2023-05-05"}  # its own filing left out
+    assert catalog.latest("amcor-release") == {"PEPSICO": "2023-05-30", "AMCOR": "2023-08-15"}

@@ -107,6 +107,23 @@ async def test_a_company_the_catalog_does_not_know_goes_to_the_web_even_if_chunk
     assert route == Route.LOCAL  # a catalog alias, written with its legal form
 
 
+class DatedPeers(CatalogPeers):
+    """The catalog also knows Aurora's newest document date (every chunk of it is dated)."""
+
+    async def catalog(self) -> Catalog:
+        return replace(await super().catalog(), latest={"AURORA": "2023-07-20"})
+
+
+async def test_a_date_after_the_companys_newest_document_goes_to_the_web() -> None:
+    route, note = await _route(_flow(DatedPeers(set())), "Which segment did Aurora spin off on August 30, 2023?")
+    assert route == Route.WEB and "dated 2023-07-20, before 2023-08-30" in note
+    route, _ = await _route(_flow(DatedPeers(set())), "What were Aurora's net sales as of July 2, 2023?")
+    assert route == Route.LOCAL
+    # Without dates in the catalog (some page of the company undated) the question stays local.
+    route, _ = await _route(_flow(CatalogPeers(set())), "Which segment did Aurora spin off on August 30, 2023?")
+    assert route == Route.LOCAL
+
+
 class Published:
     def __init__(self) -> None:
         self.messages: list[IngestMessage] = []
@@ -391,6 +408,7 @@ async def test_the_web_replaces_local_passages_only_when_they_are_about_somethin
         (CatalogPeers(set()), "What were Aurora's net sales in FY2023?", 0.9, "low_score"),
         (CatalogPeers(set()), "What were AURD's net sales in fiscal 2019?", 0.3, "period"),
         (CatalogPeers(set()), "What were Aurora's net sales in Q3 2023?", 0.3, "quarter"),
+        (DatedPeers(set()), "Which segment did Aurora spin off on August 30, 2023?", 0.3, "date"),
         (CatalogPeers(set()), "What was Kestrel Mining's EBITDA in 2023?", 0.3, "company"),
         (CatalogPeers(set()), "What did Zephyr Motors report as EBITDA in 2023?", 0.3, "name"),
         (TermPeers(0.3), "What was the change in deferred revenue between 2018 and 2019?", 0.3, "terms"),

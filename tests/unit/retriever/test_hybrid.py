@@ -18,7 +18,7 @@ from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
 from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
-from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions
+from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions, number_density
 from weaverbird_retriever.stores.edge_store import EdgeStore
 from weaverbird_retriever.stores.qdrant_client_store import QdrantClientStore
 
@@ -416,3 +416,74 @@ def test_settings_refuse_a_fractional_dbsf_weight_at_start_up() -> None:
         RetrieverSettings(lexical_weight=2.5)
     assert RetrieverSettings(lexical_weight=2.5, fusion="rrf").lexical_weight == 2.5
     assert float(RetrieverSettings().lexical_weight).is_integer()
+
+
+def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_dated(store: VectorStore) -> None:
+    # What the KB can know about a company ends at its newest document, unless some page carries no
+    # date (it may be about anything later); a date that is not ISO counts as none.
+    chunks = [
+        ("CIRRUS", "2023-05-05"),
+        ("CIRRUS", "2023-04-25"),
+        ("CIRRUS", "2022-12-31"),
+        ("NIMBUS", "2023-08-30"),
+        ("NIMBUS", ""),
+        ("STRATUS", "2023-01-10"),
+        ("STRATUS", "last Tuesday"),
+    ]
+    vectors = _vectors(len(chunks))
+    store.upsert(
+        [
+            ChunkRecord(
+                point_id(f"dated-{i}", 0),
+                vectors[i],
+                f"{company} results.",
+                {"company": company, **({"published_date": day} if day else {})},
+            )
+            for i, (company, day) in enumerate(chunks)
+        ]
+    )
+    by_company = {c.company: c for c in read_catalog(store, 100).companies}
+    assert by_company["CIRRUS"].latest_date == "2023-05-05"
+    assert by_company["NIMBUS"].latest_date == ""
+    assert by_company["STRATUS"].latest_date == ""
+    assert by_company["AURORA"].latest_date == ""  # no dates at all
+
+
+def test_number_density_counts_figures_as_filings_write_them() -> None:
+    assert number_density("Net sales 1,284.6 (12.5) $300 -3.1% 2023") == pytest.approx(5 / 7)
+    assert number_density("Net sales grew in fiscal 2024.") == pytest.approx(0.0)  # "2024." ends a sentence
+    assert number_density("") == 0.0 and number_density("营业收入为86.47亿元") == 0.0  # unspaced Chinese
+
+
+def test_the_figure_prior_puts_the_table_before_prose_sharing_the_questions_words(store: VectorStore) -> None:
+    # The prose page repeats the question's words; the statement holds the figure.
+    prose = "Net sales discussion: net sales growth, net sales drivers and the net sales outlook of Aurora."
+    table = "Net sales 1,284.6 1,100.2 984.0 Cost of sales 700.1 650.3 601.9"
+    vectors = _vectors(2)
+    store.upsert(
+        [
+            ChunkRecord(point_id(f"fig-{i}", 0), vectors[i], text, {"company": "CIRRUS"})
+            for i, text in enumerate([prose, table])
+        ]
+    )
+    query = np.zeros(DIM, np.float32)  # no dense preference: the lexical leg and the prior decide
+    query[0] = 1.0
+    plain = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4)
+    first = [h.text for h in store.search(query, 2, {"company": "CIRRUS"}, plain)]
+    assert first == [prose, table]
+    figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
+    hits = store.search(query, 2, {"company": "CIRRUS"}, figures)
+    assert [h.text for h in hits] == [table, prose]
+    assert hits[0].rank_score > hits[1].rank_score
+    # Dense and lexical look-ups keep their own order: the prior is part of the hybrid ranking only.
+    lexical = SearchOptions(mode="lexical", text="Aurora net sales", figure_weight=8)
+    assert [h.text for h in store.search(query, 2, {"company": "CIRRUS"}, lexical)][0] == prose
+    # The retriever applies its setting (RETRIEVER_FIGURE_WEIGHT) to the hybrid searches it serves.
+    import asyncio
+
+    request = retriever_pb2.SearchRequest(vector=query.tolist(), k=2, text="Aurora net sales")
+    request.filter.company = "CIRRUS"
+    for weight, expected in ((0.0, [prose, table]), (8.0, [table, prose])):
+        servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10, lexical_weight=4, figure_weight=weight)
+        reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
+        assert [h.text for h in reply.hits] == expected, weight

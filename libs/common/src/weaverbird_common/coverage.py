@@ -13,6 +13,9 @@ fiscal years the KB's documents are about. Two checks come from it:
 - quarter: the question names a KB company, a fiscal year and a quarter ("Q2 of FY2023"), and no
   document of that company is for that quarter (a 10-Q, an earnings release); the year's annual report
   counts for Q4 only when asked (`weaverbird eval route` measures both).
+- date: the question names a KB company and a calendar date ("As of May 26, 2023", "from August 30,
+  2023 onward") later than the newest document of that company (CatalogCompany.latest_date, known only
+  when every one of its documents is dated): the KB cannot know what happened then.
 - unknown company: the question writes a name as a company's ("Kraft Heinz's inventory", "AES
   Corporation") and the catalog, which knows the KB's companies, knows no such company. That a chunk
   mentions the name proves little: a filing names its suppliers, peers and customers.
@@ -36,7 +39,9 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 
+from weaverbird_common.dates import parse_iso
 from weaverbird_common.questions import normalize_company, short_company_name
 
 # Capitalised words that are not names: question words and the finance vocabulary of titles and
@@ -245,7 +250,7 @@ MIN_TERM_COVERAGE = 0.60
 
 # Every kind of gap assess() reports (Coverage.gap), in the order it checks them; the orchestrator also
 # counts questions by them (weaverbird_orchestrator_route_reasons_total).
-GAP_KINDS = ("period", "quarter", "company", "name", "terms")
+GAP_KINDS = ("period", "quarter", "date", "company", "name", "terms")
 
 
 @dataclass(frozen=True)
@@ -254,7 +259,7 @@ class Coverage:
 
     covered: bool
     reason: str = ""
-    # What was not covered: "period" (year), "quarter", "company", "name" or "terms"; "" when covered.
+    # What was not covered: one of GAP_KINDS; "" when covered.
     gap: str = ""
 
 
@@ -268,6 +273,8 @@ def assess(
     annual_q4: bool = False,
     term_coverage: float | None = None,
     min_term_coverage: float = 0.0,
+    asked_date: date | None = None,
+    latest_dates: Mapping[str, str] | None = None,
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
     the catalog's years per company, the names no KB chunk contains (looked up by the caller) and the
@@ -275,7 +282,9 @@ def assess(
     company_quarters (the catalog's (year, quarter) per company) a question's quarter must be covered too
     (quarter_covered); without it only the year is checked. `term_coverage` is the best share of the
     question's terms one of its searched passages holds (None: not known); below `min_term_coverage`
-    a question that names no KB company is not covered."""
+    a question that names no KB company is not covered. `asked_date` is the latest calendar date the
+    question names (dates.latest_date); with `latest_dates` (the catalog's newest document date per
+    company) a later one is not covered."""
     company = filters.get("company")
     year = filters.get("year")
     if company:
@@ -291,6 +300,10 @@ def assess(
                 shown = ", ".join(f"{y} Q{q}" for y, q in sorted(set(quarters))) or "no quarterly documents"
                 gap = f"the knowledge base holds no {year} Q{quarter} document of {company} (it has {shown})"
                 return Coverage(False, gap, "quarter")
+        newest = parse_iso((latest_dates or {}).get(str(company), ""))
+        if asked_date and newest and asked_date > newest:
+            gap = f"the newest document of {company} in the knowledge base is dated {newest}, before {asked_date}"
+            return Coverage(False, gap, "date")
         return Coverage(True)
     missing = list(missing_companies)
     if missing:

@@ -191,7 +191,7 @@ class RouteInfo(BaseModel):
     route_reason: str = Field(
         "",
         description='Why this route: "covered", "low_score", or the coverage gap that sent the question away '
-        '("company", "period", "quarter", "name", "terms").',
+        '("company", "period", "quarter", "date", "name", "terms").',
     )
 
 

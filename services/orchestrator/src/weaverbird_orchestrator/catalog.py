@@ -28,6 +28,8 @@ class Catalog:
     quarters: Mapping[str, Sequence[tuple[int, int]]] = field(default_factory=dict)
     # Chunks of each company's documents that carry no year (no entry: none); they may cover any year.
     undated: Mapping[str, int] = field(default_factory=dict)
+    # Each company's newest document date, ISO (no entry: some of its chunks carry no date).
+    latest: Mapping[str, str] = field(default_factory=dict)
 
     # Derived once per catalog read, not per question (the catalog is shared until the next refresh).
     @cached_property

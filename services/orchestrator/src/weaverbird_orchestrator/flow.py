@@ -10,6 +10,7 @@ from typing import Protocol
 
 from weaverbird_common import telemetry
 from weaverbird_common.coverage import KnownNames, assess, names_to_look_up, unknown_companies
+from weaverbird_common.dates import latest_date
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.periods import prefer_period
@@ -291,6 +292,8 @@ class QuestionFlow:
             company_quarters=catalog.quarters,
             term_coverage=_best_term_coverage(found[: params.top_k]),
             min_term_coverage=self._s.min_term_coverage,
+            asked_date=latest_date(params.question),
+            latest_dates=catalog.latest,
         )
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
             return "", "", ""

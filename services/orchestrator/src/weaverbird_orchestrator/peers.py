@@ -144,6 +144,7 @@ class GrpcPeers:
             years={c.company: list(c.years) for c in reply.companies},
             quarters={c.company: [(q.year, q.quarter) for q in c.quarters] for c in reply.companies if c.quarters},
             undated={c.company: c.undated_chunks for c in reply.companies if c.undated_chunks},
+            latest={c.company: c.latest_date for c in reply.companies if c.latest_date},
         )
 
     async def generate(

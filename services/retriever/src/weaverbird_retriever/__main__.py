@@ -35,6 +35,7 @@ async def main() -> None:
         fusion=settings.fusion,
         prefetch=settings.prefetch,
         lexical_weight=settings.lexical_weight,
+        figure_weight=settings.figure_weight,
     )
     await servicer.warm_up()
     binding = ServiceBinding(

@@ -6,11 +6,15 @@ import asyncio
 from collections.abc import Mapping, Sequence
 
 from weaverbird.v1 import retriever_pb2
+from weaverbird_common.dates import parse_iso
 
 from weaverbird_retriever.stores import AsyncVectorStore, VectorStore
 
 # Aliases of one company rarely pass a handful; the cap keeps a polluted alias field bounded.
 _ALIASES_PER_COMPANY = 50
+# Distinct document dates read per company: a filing KB has a few per company; a KB grown from the web
+# one per page. Past this many the newest may be missed, so the company then gets no latest date.
+_DATES_PER_COMPANY = 10_000
 # Values of `quarter`: 0 (an annual or undated document) and 1-4; a facet must be allowed all of them.
 _QUARTER_VALUES = 5
 # Fields listed for the whole knowledge base, besides the companies.
@@ -26,7 +30,7 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
     """Companies (with their aliases, years and fiscal quarters), years, quarters, document types,
     languages, origins.
 
-    One facet call per field plus three per company and one per quarter a company has documents for: a
+    One facet call per field plus four per company and one per quarter a company has documents for: a
     KB of filings names tens to hundreds of companies, and callers cache the result, so this stays cheap
     next to a re-read per question.
     """
@@ -39,6 +43,7 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
             store.facet("aliases", _ALIASES_PER_COMPANY, {"company": c}),
             store.facet("year", limit, {"company": c}),
             years_of,
+            store.facet("published_date", _DATES_PER_COMPANY, {"company": c}),
         )
     fields = {f: store.facet(f, limit) for f in _FIELDS}
     return _build(store.stats().points, companies, per_company, fields)
@@ -52,15 +57,16 @@ async def fetch_catalog(store: AsyncVectorStore, limit: int) -> retriever_pb2.Ca
         async with slots:
             return await store.facet(key, size, dict(scope) if scope else None)
 
-    async def one_company(company: str) -> tuple[Facet, Facet, dict[int, Facet]]:
-        aliases, years, quarter_facet = await asyncio.gather(
+    async def one_company(company: str) -> tuple[Facet, Facet, dict[int, Facet], Facet]:
+        aliases, years, quarter_facet, dates = await asyncio.gather(
             facet("aliases", _ALIASES_PER_COMPANY, {"company": company}),
             facet("year", limit, {"company": company}),
             facet("quarter", _QUARTER_VALUES, {"company": company}),
+            facet("published_date", _DATES_PER_COMPANY, {"company": company}),
         )
         quarters = _quarters(quarter_facet)
         years_of = await asyncio.gather(*(facet("year", limit, {"company": company, "quarter": q}) for q in quarters))
-        return aliases, years, dict(zip(quarters, years_of, strict=True))
+        return aliases, years, dict(zip(quarters, years_of, strict=True)), dates
 
     companies = _companies(await facet("company", limit))
     scoped = await asyncio.gather(*(one_company(c) for c, _ in companies))
@@ -78,15 +84,24 @@ def _quarters(facet: Facet) -> list[int]:
     return sorted(int(q) for q, _ in facet if 1 <= int(q) <= 4)  # type: ignore[call-overload]
 
 
+def _latest_date(dates: Facet, chunks: int) -> str:
+    """The newest ISO date of a company's chunks, when every one of its `chunks` carries one (an undated
+    page may be about anything later), else ""."""
+    parsed = [(d, n) for value, n in dates if (d := parse_iso(str(value))) is not None]
+    if not parsed or sum(n for _, n in parsed) < chunks:
+        return ""
+    return max(d for d, _ in parsed).isoformat()
+
+
 def _build(
     points: int,
     companies: Sequence[tuple[str, int]],
-    per_company: Mapping[str, tuple[Facet, Facet, Mapping[int, Facet]]],
+    per_company: Mapping[str, tuple[Facet, Facet, Mapping[int, Facet], Facet]],
     fields: Mapping[str, Facet],
 ) -> retriever_pb2.CatalogResponse:
     response = retriever_pb2.CatalogResponse(points=points)
     for company, chunks in companies:
-        alias_facet, year_facet, years_of_quarter = per_company[company]
+        alias_facet, year_facet, years_of_quarter, date_facet = per_company[company]
         aliases = sorted(str(a) for a, _ in alias_facet if a)
         years = sorted(int(y) for y, _ in year_facet if int(y))  # type: ignore[call-overload]
         undated = sum(n for y, n in year_facet if not int(y))  # type: ignore[call-overload]
@@ -104,6 +119,7 @@ def _build(
                 years=years,
                 quarters=[retriever_pb2.FiscalQuarter(year=y, quarter=q) for y, q in quarters],
                 undated_chunks=undated,
+                latest_date=_latest_date(date_facet, chunks),
             )
         )
     targets = {

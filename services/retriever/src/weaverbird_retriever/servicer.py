@@ -86,6 +86,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         fusion: str = "dbsf",
         prefetch: int = 50,
         lexical_weight: float = 1.0,
+        figure_weight: float = 0.0,
     ) -> None:
         """store: the asynchronous store to serve from; a synchronous one is run on worker threads.
 
@@ -98,6 +99,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self._fusion = fusion
         self._prefetch = prefetch
         self._lexical_weight = lexical_weight
+        self._figure_weight = figure_weight
         # The collection's dimension once known (None: not looked up yet, or no collection yet).
         self._dimension: int | None = None
         # Only creating the collection is serialised; every other call runs concurrently.
@@ -197,6 +199,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             fusion=self._fusion,  # type: ignore[arg-type]
             prefetch=self._prefetch,
             lexical_weight=self._lexical_weight,
+            figure_weight=self._figure_weight,
         )
 
     async def DeleteDocument(

@@ -52,6 +52,14 @@ class RetrieverSettings(BaseServiceSettings):
         "ranks are divided by it, which at k = 60 gives it *less* say). 4 with DBSF: most of the measured gain "
         "for about 1 ms of search (9 ranked a little better for 3.4 ms; README, Retrieval).",
     )
+    figure_weight: float = Field(
+        8.0,
+        ge=0,
+        le=100,
+        description="Hybrid search: added to each fused candidate's score times its share of number tokens, so "
+        "the table holding a figure outranks prose that shares the question's words (0 = off; 8 chosen on the "
+        "tuning halves of three datasets; README, Retrieval).",
+    )
 
     @model_validator(mode="after")
     def _dbsf_weight_is_whole(self) -> RetrieverSettings:

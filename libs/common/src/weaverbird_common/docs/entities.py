@@ -1,5 +1,5 @@
 """What a document is about, read once at ingest: company and the other names it goes by, fiscal
-year/quarter, document type and language.
+year/quarter, document type, language and date.
 
 Sources, strongest first: explicit metadata (Markdown front matter, request fields), the file name
 (FinanceBench-style AMCOR_2023Q2_10Q, 贵州茅台_2023年年度报告), then the text's first ~3000
@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from weaverbird_common.dates import latest_date
 from weaverbird_common.docs.metadata import canonical_company, metadata_from_filename
 from weaverbird_common.questions import CJK_CLASS, CJK_RE, detect_language, normalize_company, short_company_name
 
@@ -39,6 +40,9 @@ class DocumentEntities:
     quarter: int | None = None
     doc_type: str = ""
     language: str = "en"
+    # The latest full date its first pages state (ISO), "" when none: a release's dateline, a cover's
+    # period end or report date. Stored as the document's date when nothing better gives one.
+    dated: str = ""
 
 
 @dataclass(slots=True)
@@ -85,7 +89,10 @@ def document_entities(text: str, filename: str = "", metadata: Mapping[str, obje
     written += _translations(head, [explicit, *found.names])
     written += found.tickers
     language = str(meta.get("language") or "") or detect_language(text)
-    return DocumentEntities(company, _dedupe(written, company), year, quarter, doc_type, language)
+    dated = latest_date(head)
+    return DocumentEntities(
+        company, _dedupe(written, company), year, quarter, doc_type, language, dated.isoformat() if dated else ""
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -248,7 +248,8 @@ def _load(
         published=published
         or str(front.get("published") or "")
         or metadata_from_filename(filename).published
-        or found_date,
+        or found_date
+        or found.dated,
         origin=origin,
         doc_type=found.doc_type,
         aliases=list(found.aliases),

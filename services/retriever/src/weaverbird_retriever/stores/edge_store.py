@@ -31,12 +31,14 @@ from weaverbird_retriever.stores.base import (
     StoreError,
     Vector,
     as_vector,
+    candidates,
     canonical_id,
     check_filters,
     check_search,
     cosine,
     lexical_copies,
     lexical_text,
+    prefer_figures,
     record_payload,
     split_payload,
 )
@@ -281,7 +283,7 @@ class EdgeStore:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             lexical = encoder().query(options.text, options.expands_concepts) if options.mode != "dense" else None
             request = qe.QueryRequest(
-                limit=k,
+                limit=candidates(k, options),
                 filter=flt,
                 params=self._search_params,
                 with_payload=True,
@@ -295,7 +297,7 @@ class EdgeStore:
             text, payload = split_payload(p.payload)
             score = float(p.score) if options.mode == "dense" else cosine(dense, _dense_of(p.vector))
             hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
-        return hits
+        return prefer_figures(hits, options, k)
 
     def _query(
         self, dense: list[float], lexical: SparseVector | None, k: int, flt: qe.Filter | None, options: SearchOptions

@@ -32,6 +32,7 @@ from weaverbird_retriever.stores.base import (
     as_vector,
     check_filters,
     check_search,
+    prefer_figures,
 )
 
 
@@ -103,10 +104,16 @@ class QdrantClientStore:
                             )
                     self._dim, self._lexical = dimension, True
                     return
-            existing = self._read_dimension()
+            info = self._client.get_collection(self._name)
+            existing, self._lexical = rq.read_params(info, self._name)
             if existing != dimension:
                 raise DimensionMismatch(f"collection {self._name!r} has dimension {existing}, not {dimension}")
             self._dim = existing
+            if self._server:
+                for name in rq.missing_indexes(info):
+                    self._client.create_payload_index(
+                        self._name, field_name=name, field_schema=rq.PAYLOAD_SCHEMAS[name], wait=True
+                    )
 
     def close(self) -> None:
         with self._lock:
@@ -151,7 +158,7 @@ class QdrantClientStore:
             if options.mode != "dense" and not self._lexical:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             result = self._client.query_points(self._name, **rq.query_args(dense, k, flt, options))
-        return rq.hits(result, dense, options)
+        return prefer_figures(rq.hits(result, dense, options), options, k)
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
         flt = rq.to_filter(check_filters(filters))

@@ -26,6 +26,7 @@ from weaverbird_retriever.stores.base import (
     StoreError,
     StoreUnavailable,
     as_vector,
+    candidates,
     canonical_id,
     cosine,
     lexical_copies,
@@ -41,6 +42,13 @@ PAYLOAD_SCHEMAS = {
     name: {"keyword": models.PayloadSchemaType.KEYWORD, "integer": models.PayloadSchemaType.INTEGER}[kind]
     for name, kind in INDEXED_FIELDS.items()
 }
+
+
+def missing_indexes(info: models.CollectionInfo) -> list[str]:
+    """PAYLOAD_SCHEMAS fields a collection made before they were added has no index for (a Qdrant server
+    refuses a facet on a field without one, and the catalog facets on them)."""
+    return [name for name in PAYLOAD_SCHEMAS if name not in (info.payload_schema or {})]
+
 
 # HTTP answers that say "the server (or the proxy before it) cannot serve now", not "this request is
 # wrong". 401/403 are here too: a rotated API key is the deployment's fault, and retrying once it is
@@ -87,7 +95,7 @@ def _vectors(record: ChunkRecord, dim: int, lexical: bool) -> list[float] | dict
 def query_args(dense: list[float], k: int, flt: models.Filter | None, options: SearchOptions) -> dict[str, Any]:
     """Every query_points argument but the collection name."""
     return {
-        "limit": k,
+        "limit": candidates(k, options),
         "query_filter": flt,
         "with_payload": True,
         # Dense vectors come back so every hit carries its cosine, the scale c is set on.

@@ -32,6 +32,7 @@ from weaverbird_retriever.stores.base import (
     as_vector,
     check_filters,
     check_search,
+    prefer_figures,
 )
 
 
@@ -77,10 +78,15 @@ class AsyncQdrantStore:
                         )
                     self._dim, self._lexical = dimension, True
                     return
-            existing = await self._read_dimension()
+            info = await self._client.get_collection(self._name)
+            existing, self._lexical = rq.read_params(info, self._name)
             if existing != dimension:
                 raise DimensionMismatch(f"collection {self._name!r} has dimension {existing}, not {dimension}")
             self._dim = existing
+            for name in rq.missing_indexes(info):
+                await self._client.create_payload_index(
+                    self._name, field_name=name, field_schema=rq.PAYLOAD_SCHEMAS[name], wait=True
+                )
 
     async def close(self) -> None:
         if not self._closed:
@@ -131,7 +137,7 @@ class AsyncQdrantStore:
             if options.mode != "dense" and not self._lexical:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             result = await self._client.query_points(self._name, **rq.query_args(dense, k, flt, options))
-        return rq.hits(result, dense, options)
+        return prefer_figures(rq.hits(result, dense, options), options, k)
 
     async def facet(
         self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None

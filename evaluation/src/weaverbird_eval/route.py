@@ -179,14 +179,14 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             zh_unknown.append(name)
                 before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 unknown += zh_unknown
-                asked = latest_date(query.text)
+                asked_date = latest_date(query.text)
                 without_terms = assess(
                     found,
                     years,
                     unknown,
                     missing_companies=missing,
                     company_quarters=quarters,
-                    asked_date=asked,
+                    asked_date=asked_date,
                     latest_dates=newest,
                 )
                 without_dates = assess(
@@ -206,7 +206,7 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                     company_quarters=quarters,
                     term_coverage=terms,
                     min_term_coverage=MIN_TERM_COVERAGE,
-                    asked_date=asked,
+                    asked_date=asked_date,
                     latest_dates=newest,
                 )
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)

@@ -18,8 +18,9 @@ from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
 from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
-from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions, number_density
+from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions
 from weaverbird_retriever.stores.edge_store import EdgeStore
+from weaverbird_retriever.stores.figures import asks_for_description, number_density
 from weaverbird_retriever.stores.qdrant_client_store import QdrantClientStore
 
 DIM = 16
@@ -477,7 +478,7 @@ def test_the_figure_prior_puts_the_table_before_prose_sharing_the_questions_word
     assert hits[0].rank_score > hits[1].rank_score
     # Dense and lexical look-ups keep their own order: the prior is part of the hybrid ranking only.
     lexical = SearchOptions(mode="lexical", text="Aurora net sales", figure_weight=8)
-    assert [h.text for h in store.search(query, 2, {"company": "CIRRUS"}, lexical)][0] == prose
+    assert store.search(query, 2, {"company": "CIRRUS"}, lexical)[0].text == prose
     # The retriever applies its setting (RETRIEVER_FIGURE_WEIGHT) to the hybrid searches it serves.
     import asyncio
 
@@ -487,3 +488,27 @@ def test_the_figure_prior_puts_the_table_before_prose_sharing_the_questions_word
         servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10, lexical_weight=4, figure_weight=weight)
         reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
         assert [h.text for h in reply.hits] == expected, weight
+
+
+@pytest.mark.parametrize(
+    ("question", "description"),
+    [
+        ("What was Aurora's net sales in FY2023?", False),
+        ("How much did capital expenditure change from 2022 to 2023?", False),
+        ("How many stores did Best Buy have?", False),
+        ("Which segment had the highest operating income?", False),
+        ("Why did gross margin decline in 2023?", True),
+        ("How does the company recognise revenue on service contracts?", True),
+        ("What was the reason for the increase in deferred revenue?", True),
+        ("Explain the nature of the restructuring liability.", True),
+        ("What drove gross margin change as of FY2022 for JnJ? If gross margin is not useful, explain why.", True),
+        # Instructions after the question do not make a figure question a description.
+        ("Does Adobe have an improving operating margin? If it is not a useful metric, explain why.", False),
+        ("What is the FY2018 fixed asset turnover ratio? It is defined as revenue / average PP&E.", False),
+        ("公司营业收入下降的原因是什么？", True),
+        ("公司2023年营业收入是多少？", False),
+    ],
+)
+def test_questions_asking_for_a_description_keep_the_fusions_order(question: str, description: bool) -> None:
+    # Their answer is prose, which the figure prior would push below the tables.
+    assert asks_for_description(question) is description

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -136,7 +135,8 @@ class SearchOptions:
     # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.
     exclude: Mapping[str, FilterValue] = field(default_factory=dict)
     # Hybrid mode: each of the fusion's first max(k, prefetch) candidates gains figure_weight times its
-    # number density (prefer_figures) before the cut to k. 0 = the fusion's order.
+    # number density before the cut to k, unless the question asks for a description (figures.py).
+    # 0 = the fusion's order.
     figure_weight: float = 0.0
 
     @property
@@ -298,31 +298,9 @@ def check_search(k: int, options: SearchOptions | None) -> SearchOptions:
 
 
 def candidates(k: int, options: SearchOptions) -> int:
-    """How many hits to ask the engine for: k, or the fusion's max(k, prefetch) when prefer_figures
-    re-orders them before the cut to k."""
+    """How many hits to ask the engine for: k, or the fusion's max(k, prefetch) when the figure prior
+    (figures.prefer_figures) may re-order them before the cut to k."""
     return max(k, options.prefetch) if options.mode == "hybrid" and options.figure_weight > 0 else k
-
-
-# A figure as a PDF or table writes it: 1,284.6 / (12) / $5 / -3.1% / 2023.
-_NUMBER_TOKEN = re.compile(r"^[\(\$]*-?\d[\d,]*(?:\.\d+)?%?\)?$")
-
-
-def number_density(text: str) -> float:
-    """Share of the text's whitespace-separated tokens that are numbers (0 for unspaced Chinese text)."""
-    tokens = text.split()
-    return sum(1 for t in tokens if _NUMBER_TOKEN.match(t)) / len(tokens) if tokens else 0.0
-
-
-def prefer_figures(hits: list[Hit], options: SearchOptions, k: int) -> list[Hit]:
-    """The first k hybrid hits after adding figure_weight x number density to each fused score.
-
-    A question to a financial KB mostly asks for a figure, and the figure sits in a table or statement,
-    while prose pages (risk factors, an auditor's report naming every statement) share more of its words.
-    Measured on FinanceBench, TAT-QA and Fin-Eva (README, Retrieval), weight chosen on the tuning halves."""
-    if options.mode != "hybrid" or options.figure_weight <= 0:
-        return hits[:k]
-    scored = [replace(h, rank_score=h.rank_score + options.figure_weight * number_density(h.text)) for h in hits]
-    return sorted(scored, key=lambda h: h.rank_score, reverse=True)[:k]
 
 
 def lexical_copies(options: SearchOptions) -> int:

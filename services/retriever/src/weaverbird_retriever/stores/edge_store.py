@@ -38,10 +38,10 @@ from weaverbird_retriever.stores.base import (
     cosine,
     lexical_copies,
     lexical_text,
-    prefer_figures,
     record_payload,
     split_payload,
 )
+from weaverbird_retriever.stores.figures import prefer_figures
 
 log = logging.getLogger(__name__)
 

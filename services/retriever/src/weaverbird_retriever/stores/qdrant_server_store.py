@@ -32,8 +32,8 @@ from weaverbird_retriever.stores.base import (
     as_vector,
     check_filters,
     check_search,
-    prefer_figures,
 )
+from weaverbird_retriever.stores.figures import prefer_figures
 
 
 class AsyncQdrantStore:

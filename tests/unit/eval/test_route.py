@@ -57,3 +57,13 @@ def test_the_left_out_catalog_dates_a_company_only_when_every_remaining_document
     assert catalog.latest(None) == {"PEPSICO": "2023-05-30"}
     assert catalog.latest("pep-8k-0530") == {"PEPSICO": "2023-05-05"}  # its own filing left out
     assert catalog.latest("amcor-release") == {"PEPSICO": "2023-05-30", "AMCOR": "2023-08-15"}
+
+
+def test_each_case_keeps_its_signals_apart(tiny_data: Path, tmp_path: Path) -> None:
+    # Every design reads its own field: a share of terms is a float in [0, 1], the company flag a bool.
+    out = tmp_path / "out"
+    assert cli.main(["route", "--data", str(tiny_data), "--datasets", "financebench", "--out", str(out)]) == 0
+    [report] = json.loads((out / "route.json").read_text())
+    for case in report["cases"]:
+        assert isinstance(case["term_coverage"], float) and isinstance(case["names_company"], bool)
+        assert all(isinstance(case[k], bool) for k in case if k.startswith("covered"))

@@ -2,7 +2,7 @@
 sits in a table or a statement, while prose pages (risk factors, an auditor's report naming every
 statement, a segment's narrative) share more of the question's words. So each fused candidate gains
 `figure_weight` times its number density before the cut to k, unless the question asks for a
-description (why, how something works, a reason, a definition), where the prose page is the answer.
+description (why, how something is done, a reason, what drove it), where the prose page is the answer.
 
 Measured with `weaverbird eval retrieval` on FinanceBench, TAT-QA and Fin-Eva (README, Retrieval); the
 weight was chosen on the tuning halves of all three.

@@ -82,6 +82,7 @@ def build_corpus(documents: list[Document]) -> tuple[list[dict], list[str]]:
                     "quarter": doc.quarter or 0,
                     "doc_type": doc.doc_type,
                     "aliases": list(doc.aliases),
+                    "published_date": doc.published,
                     "chunk_index": chunk.index,
                     "heading": chunk.heading,
                     "text": chunk.text,

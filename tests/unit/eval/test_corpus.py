@@ -56,3 +56,5 @@ def test_financebench_kb_reads_entities_from_first_pages_even_when_they_are_filt
     )
     payloads, _ = build_corpus(docs)
     assert corpus_catalog(payloads)["ACME"] == ["ACME Holdings Corporation", "ACMH"]
+    # Dated as the loader dates it, so the catalog knows the company's newest document (the date gate).
+    assert {p["published_date"] for p in payloads if p["company"] == "ACME"} == {"2022-12-31"}

@@ -151,6 +151,8 @@ def test_a_document_is_dated_by_the_latest_date_of_its_first_pages() -> None:
     assert document_entities(RELEASE).dated == "2023-10-26"
     assert document_entities(EIGHT_K).dated == "2024-03-04"
     assert document_entities("Revenue grew in fiscal 2023.").dated == ""
+    # A maturity or a meeting to come is not the document's date.
+    assert document_entities("Dated March 1, 2024. 4.5% Notes due March 15, 2090.").dated == "2024-03-01"
     assert load_text(RELEASE, "cobalt-q3.txt").published == "2023-10-26"
     # A date the file name or the caller gives wins over the text's.
     assert load_text(RELEASE, "COBALT_2023Q3_EARNINGS_dated-2023-10-27.txt").published == "2023-10-27"

@@ -131,6 +131,10 @@ class _Catalog:
         )
 
 
+def _without(arguments: Mapping[str, Any], *names: str) -> dict[str, Any]:
+    return {k: v for k, v in arguments.items() if k not in names}
+
+
 def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
     chunks = chunk_units(evalset)
     groups = [_group(u) for u in chunks.unit_ids]
@@ -179,36 +183,18 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             zh_unknown.append(name)
                 before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
                 unknown += zh_unknown
-                asked_date = latest_date(query.text)
-                without_terms = assess(
-                    found,
-                    years,
-                    unknown,
-                    missing_companies=missing,
-                    company_quarters=quarters,
-                    asked_date=asked_date,
-                    latest_dates=newest,
-                )
-                without_dates = assess(
-                    found,
-                    years,
-                    unknown,
-                    missing_companies=missing,
-                    company_quarters=quarters,
-                    term_coverage=terms,
-                    min_term_coverage=MIN_TERM_COVERAGE,
-                )
-                verdict = assess(
-                    found,
-                    years,
-                    unknown,
-                    missing_companies=missing,
-                    company_quarters=quarters,
-                    term_coverage=terms,
-                    min_term_coverage=MIN_TERM_COVERAGE,
-                    asked_date=asked_date,
-                    latest_dates=newest,
-                )
+                # The served gate's arguments; each "without" design drops one rule's pair.
+                served: dict[str, Any] = {
+                    "missing_companies": missing,
+                    "company_quarters": quarters,
+                    "term_coverage": terms,
+                    "min_term_coverage": MIN_TERM_COVERAGE,
+                    "asked_date": latest_date(query.text),
+                    "latest_dates": newest,
+                }
+                verdict = assess(found, years, unknown, **served)
+                without_terms = assess(found, years, unknown, **_without(served, "term_coverage", "min_term_coverage"))
+                without_dates = assess(found, years, unknown, **_without(served, "asked_date", "latest_dates"))
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)
                 by_names = assess(found, years, unknown)
                 years_only = assess(found, years, unknown, missing_companies=missing)

@@ -490,6 +490,65 @@ def test_the_figure_prior_puts_the_table_before_prose_sharing_the_questions_word
         assert [h.text for h in reply.hits] == expected, weight
 
 
+_PROSE = "Net sales discussion: net sales growth, net sales drivers and the net sales outlook of Aurora."
+_TABLE = "Net sales 1,284.6 1,100.2 984.0 Cost of sales 700.1 650.3 601.9"
+
+
+def _prior_order(store: VectorStore) -> list[str]:
+    query = np.zeros(DIM, np.float32)
+    query[0] = 1.0
+    figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
+    return [h.text for h in store.search(query, 2, {"company": "CIRRUS"}, figures)]
+
+
+def _prose_and_table() -> list[ChunkRecord]:
+    vectors = _vectors(2)
+    return [
+        ChunkRecord(point_id(f"fig-{i}", 0), vectors[i], text, {"company": "CIRRUS"})
+        for i, text in enumerate([_PROSE, _TABLE])
+    ]
+
+
+def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(tmp_path: Path) -> None:
+    directory = tmp_path / "edge" / "kb"
+    store = EdgeStore(directory, "kb")
+    store.ensure_collection(DIM)
+    store.upsert(_prose_and_table())
+    assert _prior_order(store) == [_TABLE, _PROSE]
+    store.close()
+    # As an earlier version stored them: the same points without the density field.
+    shard = qe.EdgeShard.load(str(directory))
+    shard.update(qe.UpdateOperation.delete_payload([point_id(f"fig-{i}", 0) for i in range(2)], ["figure_density"]))
+    shard.flush()
+    shard.close()
+    store = EdgeStore(directory, "kb")
+    try:
+        assert _prior_order(store) == [_TABLE, _PROSE]
+        hit = store.search(np.ones(DIM, np.float32), 1, {"company": "CIRRUS"})[0]
+        assert "figure_density" not in hit.payload  # the store's ranking field, not the chunk's metadata
+    finally:
+        store.close()
+
+
+def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(tmp_path: Path) -> None:
+    client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
+    store = QdrantClientStore(client, "kb", backend="local-memory", server=False)
+    store.ensure_collection(DIM)
+    store.upsert(_prose_and_table())
+    client.delete_payload("kb", keys=["figure_density"], points=[point_id(f"fig-{i}", 0) for i in range(2)])
+    # Without the field the prior has nothing to read: the prose page, richer in the question's words, leads.
+    assert _prior_order(store) == [_PROSE, _TABLE]
+    import asyncio
+
+    # A retriever that finds the collection already there upgrades it before its first search.
+    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10, lexical_weight=4, figure_weight=8)
+    request = retriever_pb2.SearchRequest(vector=[1.0] + [0.0] * (DIM - 1), k=2, text="Aurora net sales")
+    request.filter.company = "CIRRUS"
+    reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
+    assert [h.text for h in reply.hits] == [_TABLE, _PROSE]
+    store.close()
+
+
 @pytest.mark.parametrize(
     ("question", "description"),
     [

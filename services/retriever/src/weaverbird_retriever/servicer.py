@@ -123,6 +123,10 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
                 except CollectionMissing:
                     return None
             self._dimension = stats.dimension or None
+            if self._dimension:
+                # Upgrades a collection an earlier version made (payload indexes, figure densities).
+                with store_errors():
+                    await self._store.ensure_collection(self._dimension)
             telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return self._dimension
 

@@ -10,6 +10,8 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, number_density
+
 Vector = Sequence[float] | npt.NDArray[np.floating]
 PayloadValue = str | int | float | list[str]
 FilterValue = str | int
@@ -135,8 +137,8 @@ class SearchOptions:
     # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.
     exclude: Mapping[str, FilterValue] = field(default_factory=dict)
     # Hybrid mode: each of the fusion's first max(k, prefetch) candidates gains figure_weight times its
-    # number density before the cut to k, unless the question asks for a description (figures.py).
-    # 0 = the fusion's order.
+    # number density before the cut to k, in the store's score formula, unless the question asks for a
+    # description (figures.py). 0 = the fusion's order.
     figure_weight: float = 0.0
 
     @property
@@ -297,12 +299,6 @@ def check_search(k: int, options: SearchOptions | None) -> SearchOptions:
     return options
 
 
-def candidates(k: int, options: SearchOptions) -> int:
-    """How many hits to ask the engine for: k, or the fusion's max(k, prefetch) when the figure prior
-    (figures.prefer_figures) may re-order them before the cut to k."""
-    return max(k, options.prefetch) if options.mode == "hybrid" and options.figure_weight > 0 else k
-
-
 def lexical_copies(options: SearchOptions) -> int:
     """How many times the lexical prefetch is listed in a hybrid query. Qdrant's DBSF normalises each
     prefetch's scores and sums them, with no weights; listing the lexical leg n times weights it n : 1
@@ -343,19 +339,23 @@ def lexical_text(text: str, payload: Mapping[str, object]) -> str:
 
 
 def record_payload(record: ChunkRecord) -> dict[str, PayloadValue]:
-    """The payload to store for record: its fields plus the text."""
+    """The payload to store for record: its fields, the text, and the text's number density (which the
+    figure prior's score formula reads)."""
     payload = dict(record.payload)
     payload[TEXT_KEY] = record.text
+    payload[FIGURE_DENSITY_KEY] = round(number_density(record.text), 6)
     return payload
 
 
 def split_payload(payload: Mapping[str, object] | None) -> tuple[str, dict[str, PayloadValue]]:
-    """(text, other fields) from a stored payload."""
+    """(text, other fields) from a stored payload; the figure density is the store's own ranking field."""
     rest: dict[str, PayloadValue] = {}
     text = ""
     for key, value in (payload or {}).items():
         if key == TEXT_KEY:
             text = str(value)
+        elif key == FIGURE_DENSITY_KEY:
+            continue
         elif isinstance(value, str | int | float):
             rest[key] = value
         elif isinstance(value, list):

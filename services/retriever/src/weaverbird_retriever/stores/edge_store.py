@@ -31,7 +31,6 @@ from weaverbird_retriever.stores.base import (
     StoreError,
     Vector,
     as_vector,
-    candidates,
     canonical_id,
     check_filters,
     check_search,
@@ -41,7 +40,7 @@ from weaverbird_retriever.stores.base import (
     record_payload,
     split_payload,
 )
-from weaverbird_retriever.stores.figures import prefer_figures
+from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, number_density, prior_weight
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +167,7 @@ class EdgeStore:
             self._add_missing_indexes(shard)
             if not self._lexical:
                 self._add_lexical_vectors(shard)
+            self._add_figure_densities(shard)
             # A crash between a bulk load and its optimise leaves points unindexed; pay for it at
             # start-up, before serving, rather than on the first searches.
             self._maybe_optimize_locked(shard)
@@ -283,7 +283,7 @@ class EdgeStore:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             lexical = encoder().query(options.text, options.expands_concepts) if options.mode != "dense" else None
             request = qe.QueryRequest(
-                limit=candidates(k, options),
+                limit=k,
                 filter=flt,
                 params=self._search_params,
                 with_payload=True,
@@ -297,7 +297,7 @@ class EdgeStore:
             text, payload = split_payload(p.payload)
             score = float(p.score) if options.mode == "dense" else cosine(dense, _dense_of(p.vector))
             hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
-        return prefer_figures(hits, options, k)
+        return hits
 
     def _query(
         self, dense: list[float], lexical: SparseVector | None, k: int, flt: qe.Filter | None, options: SearchOptions
@@ -311,16 +311,28 @@ class EdgeStore:
         if options.mode == "lexical":
             return {"query": sparse}
         limit = max(k, options.prefetch)
+        legs = [
+            qe.Prefetch(limit=limit, query=qe.Query.Nearest(dense), filter=flt, params=self._search_params),
+            *[qe.Prefetch(limit=limit, query=sparse, filter=flt) for _ in range(lexical_copies(options))],
+        ]
+        fusion = (
+            qe.Fusion.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight])
+            if options.fusion == "rrf"
+            else qe.Fusion.Dbsf()
+        )
+        weight = prior_weight(options)
+        if not weight:
+            return {"prefetches": legs, "query": fusion}
+        # The figure prior: the fused candidates re-scored as fused score + weight x number density.
+        expression = qe.Expression.Sum(
+            [
+                qe.Expression.Variable("$score"),
+                qe.Expression.Mult([qe.Expression.Constant(weight), qe.Expression.Variable(FIGURE_DENSITY_KEY)]),
+            ]
+        )
         return {
-            "prefetches": [
-                qe.Prefetch(limit=limit, query=qe.Query.Nearest(dense), filter=flt, params=self._search_params),
-                *[qe.Prefetch(limit=limit, query=sparse, filter=flt) for _ in range(lexical_copies(options))],
-            ],
-            "query": (
-                qe.Fusion.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight])
-                if options.fusion == "rrf"
-                else qe.Fusion.Dbsf()
-            ),
+            "prefetches": [qe.Prefetch(limit=limit, query=fusion, prefetches=legs)],
+            "query": qe.Formula(expression, defaults={FIGURE_DENSITY_KEY: 0.0}),
         }
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
@@ -413,6 +425,32 @@ class EdgeStore:
             migrated,
             time.perf_counter() - started,
         )
+
+    def _add_figure_densities(self, shard: qe.EdgeShard) -> None:
+        """Migrates points stored before the figure prior kept its number density in the payload: reads
+        each one's text and sets the field, so an existing knowledge base ranks as a new one on restart."""
+        missing = qe.Filter(must=[qe.IsEmptyCondition(FIGURE_DENSITY_KEY)])
+        started, migrated = time.perf_counter(), 0
+        while True:
+            # No offset: each pass's points leave the filter once their field is set.
+            records, _ = _call(
+                shard.scroll,
+                qe.ScrollRequest(limit=_MIGRATE_PAGE, filter=missing, with_payload=True, with_vector=False),
+            )
+            for r in records:
+                density = round(number_density(split_payload(r.payload)[0]), 6)
+                _call(shard.update, qe.UpdateOperation.set_payload([r.id], {FIGURE_DENSITY_KEY: density}))
+            migrated += len(records)
+            if len(records) < _MIGRATE_PAGE:
+                break
+        if migrated:
+            _call(shard.flush)
+            log.info(
+                "edge shard %s: figure density added to %d points in %.1f s",
+                self._name,
+                migrated,
+                time.perf_counter() - started,
+            )
 
     def _config(self, dimension: int) -> qe.EdgeConfig:
         quantization = (

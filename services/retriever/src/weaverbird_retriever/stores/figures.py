@@ -4,6 +4,10 @@ statement, a segment's narrative) share more of the question's words. So each fu
 `figure_weight` times its number density before the cut to k, unless the question asks for a
 description (why, how something is done, a reason, what drove it), where the prose page is the answer.
 
+The density is computed once, at upsert, and stored in the payload (FIGURE_DENSITY_KEY); the store
+applies the prior itself with a score formula over the fused candidates (Qdrant's FormulaQuery, in
+Qdrant Edge, local mode and a server alike), so only the k hits come back from the engine.
+
 Measured with `weaverbird eval retrieval` on FinanceBench, TAT-QA and Fin-Eva (README, Retrieval); the
 weight was chosen on the tuning halves of all three.
 """
@@ -11,9 +15,13 @@ weight was chosen on the tuning halves of all three.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from weaverbird_retriever.stores.base import Hit, SearchOptions
+if TYPE_CHECKING:  # base imports number_density for the payload: no import cycle at run time
+    from weaverbird_retriever.stores.base import SearchOptions
+
+# The payload field holding a chunk's number density (written at upsert, read by the score formula).
+FIGURE_DENSITY_KEY = "figure_density"
 
 # A figure as a PDF or table writes it: 1,284.6 / (12) / $5 / -3.1% / 2023.
 _NUMBER_TOKEN = re.compile(r"^[\(\$]*-?\d[\d,]*(?:\.\d+)?%?\)?$")
@@ -44,9 +52,9 @@ def asks_for_description(question: str) -> bool:
     return bool(_DESCRIPTION.search(_SENTENCE_END.split(question.strip(), maxsplit=1)[0]))
 
 
-def prefer_figures(hits: list[Hit], options: SearchOptions, k: int) -> list[Hit]:
-    """The first k hits, hybrid ones re-ordered by fused score + figure_weight x number density."""
+def prior_weight(options: SearchOptions) -> float:
+    """The weight of number density in the score formula for this search; 0 = the fusion's order (not
+    hybrid, prior off, or a question asking for a description)."""
     if options.mode != "hybrid" or options.figure_weight <= 0 or asks_for_description(options.text):
-        return hits[:k]
-    scored = [replace(h, rank_score=h.rank_score + options.figure_weight * number_density(h.text)) for h in hits]
-    return sorted(scored, key=lambda h: h.rank_score, reverse=True)[:k]
+        return 0.0
+    return options.figure_weight

@@ -33,7 +33,6 @@ from weaverbird_retriever.stores.base import (
     check_filters,
     check_search,
 )
-from weaverbird_retriever.stores.figures import prefer_figures
 
 
 class QdrantClientStore:
@@ -114,6 +113,19 @@ class QdrantClientStore:
                     self._client.create_payload_index(
                         self._name, field_name=name, field_schema=rq.PAYLOAD_SCHEMAS[name], wait=True
                     )
+            self._add_figure_densities()
+
+    def _add_figure_densities(self) -> None:
+        """Migrates points stored before the payload kept their number density (the figure prior)."""
+        while True:
+            # No offset: each page's points leave the filter once their field is set.
+            records, _ = self._client.scroll(
+                self._name, scroll_filter=rq.MISSING_DENSITY, limit=rq.SCROLL_PAGE, with_payload=True
+            )
+            if records:
+                self._client.batch_update_points(self._name, rq.density_updates(records), wait=True)
+            if len(records) < rq.SCROLL_PAGE:
+                return
 
     def close(self) -> None:
         with self._lock:
@@ -158,7 +170,7 @@ class QdrantClientStore:
             if options.mode != "dense" and not self._lexical:
                 raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
             result = self._client.query_points(self._name, **rq.query_args(dense, k, flt, options))
-        return prefer_figures(rq.hits(result, dense, options), options, k)
+        return rq.hits(result, dense, options)
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
         flt = rq.to_filter(check_filters(filters))

@@ -26,7 +26,6 @@ from weaverbird_retriever.stores.base import (
     StoreError,
     StoreUnavailable,
     as_vector,
-    candidates,
     canonical_id,
     cosine,
     lexical_copies,
@@ -34,6 +33,7 @@ from weaverbird_retriever.stores.base import (
     record_payload,
     split_payload,
 )
+from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, number_density, prior_weight
 
 # Points per request: keeps a server request well under its 32 MB body limit at 1024-d with text.
 UPSERT_BATCH = 256
@@ -95,7 +95,7 @@ def _vectors(record: ChunkRecord, dim: int, lexical: bool) -> list[float] | dict
 def query_args(dense: list[float], k: int, flt: models.Filter | None, options: SearchOptions) -> dict[str, Any]:
     """Every query_points argument but the collection name."""
     return {
-        "limit": candidates(k, options),
+        "limit": k,
         "query_filter": flt,
         "with_payload": True,
         # Dense vectors come back so every hit carries its cosine, the scale c is set on.
@@ -119,16 +119,38 @@ def _query(dense: list[float], k: int, flt: models.Filter | None, options: Searc
         if options.fusion == "rrf"
         else models.FusionQuery(fusion=models.Fusion.DBSF)
     )
-    return {
-        "prefetch": [
-            models.Prefetch(query=dense, limit=limit, filter=flt),
-            *[
-                models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt)
-                for _ in range(lexical_copies(options))
-            ],
+    legs = [
+        models.Prefetch(query=dense, limit=limit, filter=flt),
+        *[
+            models.Prefetch(query=sparse, using=LEXICAL_VECTOR, limit=limit, filter=flt)
+            for _ in range(lexical_copies(options))
         ],
-        "query": fusion,
-    }
+    ]
+    weight = prior_weight(options)
+    if not weight:
+        return {"prefetch": legs, "query": fusion}
+    # The figure prior: the fused candidates re-scored as fused score + weight x number density.
+    formula = models.FormulaQuery(
+        formula=models.SumExpression(sum=["$score", models.MultExpression(mult=[weight, FIGURE_DENSITY_KEY])]),
+        defaults={FIGURE_DENSITY_KEY: 0.0},
+    )
+    return {"prefetch": [models.Prefetch(prefetch=legs, query=fusion, limit=limit)], "query": formula}
+
+
+# Points stored before the figure prior kept its number density in the payload.
+MISSING_DENSITY = models.Filter(must=[models.IsEmptyCondition(is_empty=models.PayloadField(key=FIGURE_DENSITY_KEY))])
+
+
+def density_updates(records: Sequence[models.Record]) -> list[models.SetPayloadOperation]:
+    """One set-payload operation per stored point: its number density, read from its stored text."""
+    return [
+        models.SetPayloadOperation(
+            set_payload=models.SetPayload(
+                payload={FIGURE_DENSITY_KEY: round(number_density(split_payload(r.payload)[0]), 6)}, points=[r.id]
+            )
+        )
+        for r in records
+    ]
 
 
 def hits(result: models.QueryResponse, dense: list[float], options: SearchOptions) -> list[Hit]:

@@ -8,7 +8,7 @@ Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vect
 `served-<backend>` hybrid with catalog filters, the retriever's default lexical and figure weights, and
 passages about another year than the question's ranked last (weaverbird_common.periods): what the served
 path does (`-noperiod` leaves that step out). A last `-fig<w>` sets the figure prior's weight
-(stores.figures.prefer_figures; `served-use-fig0`: the served path without it).
+(stores.figures; `served-use-fig0`: the served path without it).
 Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
 `-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in the system's fusion (DBSF: w copies
 of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF). `-noconcepts` (before any `-lex`) searches

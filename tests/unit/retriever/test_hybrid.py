@@ -549,6 +549,35 @@ def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
     store.close()
 
 
+def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points() -> None:
+    # The asynchronous store a Qdrant server deployment uses, over qdrant-client's in-memory engine.
+    import asyncio
+
+    from qdrant_client import AsyncQdrantClient
+    from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
+
+    query = [1.0] + [0.0] * (DIM - 1)
+    figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
+
+    async def scenario() -> tuple[list[str], list[str], list[str]]:
+        client = AsyncQdrantClient(location=":memory:")
+        store = AsyncQdrantStore(client, "kb")
+        await store.ensure_collection(DIM)
+        await store.upsert(_prose_and_table())
+        fresh = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
+        await client.delete_payload("kb", keys=["figure_density"], points=[point_id(f"fig-{i}", 0) for i in range(2)])
+        stripped = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
+        await store.ensure_collection(DIM)  # what the retriever does when it first finds the collection
+        upgraded = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
+        await store.close()
+        return fresh, stripped, upgraded
+
+    fresh, stripped, upgraded = asyncio.run(scenario())
+    assert fresh == [_TABLE, _PROSE]
+    assert stripped == [_PROSE, _TABLE]
+    assert upgraded == [_TABLE, _PROSE]
+
+
 @pytest.mark.parametrize(
     ("question", "description"),
     [

@@ -509,7 +509,12 @@ def _prose_and_table() -> list[ChunkRecord]:
     ]
 
 
-def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(tmp_path: Path) -> None:
+def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from weaverbird_retriever.stores import edge_store
+
+    monkeypatch.setattr(edge_store, "_MIGRATE_PAGE", 1)  # one point a page: every page is read
     directory = tmp_path / "edge" / "kb"
     store = EdgeStore(directory, "kb")
     store.ensure_collection(DIM)
@@ -528,9 +533,18 @@ def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(tmp_pat
         assert "figure_density" not in hit.payload  # the store's ranking field, not the chunk's metadata
     finally:
         store.close()
+    shard = qe.EdgeShard.load(str(directory))
+    missing = qe.Filter(must=[qe.IsEmptyCondition("figure_density")])
+    assert shard.count(qe.CountRequest(filter=missing)) == 0  # every page was migrated
+    shard.close()
 
 
-def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(tmp_path: Path) -> None:
+def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from weaverbird_retriever.stores import qdrant_requests
+
+    monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
     client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
     store = QdrantClientStore(client, "kb", backend="local-memory", server=False)
     store.ensure_collection(DIM)
@@ -546,12 +560,17 @@ def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
     request.filter.company = "CIRRUS"
     reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
     assert [h.text for h in reply.hits] == [_TABLE, _PROSE]
+    assert all("figure_density" in r.payload for r in client.scroll("kb", limit=10)[0])  # every page
     store.close()
 
 
-def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points() -> None:
+def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points(monkeypatch: pytest.MonkeyPatch) -> None:
     # The asynchronous store a Qdrant server deployment uses, over qdrant-client's in-memory engine.
     import asyncio
+
+    from weaverbird_retriever.stores import qdrant_requests
+
+    monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
 
     from qdrant_client import AsyncQdrantClient
     from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
@@ -569,6 +588,7 @@ def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points() -> None:
         stripped = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
         await store.ensure_collection(DIM)  # what the retriever does when it first finds the collection
         upgraded = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
+        assert all("figure_density" in r.payload for r in (await client.scroll("kb", limit=10))[0])
         await store.close()
         return fresh, stripped, upgraded
 

@@ -430,18 +430,20 @@ class EdgeStore:
         """Migrates points stored before the figure prior kept its number density in the payload: reads
         each one's text and sets the field, so an existing knowledge base ranks as a new one on restart."""
         missing = qe.Filter(must=[qe.IsEmptyCondition(FIGURE_DENSITY_KEY)])
-        started, migrated = time.perf_counter(), 0
+        started, migrated, offset = time.perf_counter(), 0, None
         while True:
-            # No offset: each pass's points leave the filter once their field is set.
-            records, _ = _call(
+            # Pages in id order: a point whose field is set has an id before the next page's offset.
+            records, offset = _call(
                 shard.scroll,
-                qe.ScrollRequest(limit=_MIGRATE_PAGE, filter=missing, with_payload=True, with_vector=False),
+                qe.ScrollRequest(
+                    offset=offset, limit=_MIGRATE_PAGE, filter=missing, with_payload=True, with_vector=False
+                ),
             )
             for r in records:
                 density = round(number_density(split_payload(r.payload)[0]), 6)
                 _call(shard.update, qe.UpdateOperation.set_payload([r.id], {FIGURE_DENSITY_KEY: density}))
             migrated += len(records)
-            if len(records) < _MIGRATE_PAGE:
+            if offset is None:
                 break
         if migrated:
             _call(shard.flush)

@@ -90,14 +90,15 @@ class AsyncQdrantStore:
 
     async def _add_figure_densities(self) -> None:
         """Migrates points stored before the payload kept their number density (the figure prior)."""
+        offset = None
         while True:
-            # No offset: each page's points leave the filter once their field is set.
-            records, _ = await self._client.scroll(
-                self._name, scroll_filter=rq.MISSING_DENSITY, limit=rq.SCROLL_PAGE, with_payload=True
+            # Pages in id order: a point whose field is set has an id before the next page's offset.
+            records, offset = await self._client.scroll(
+                self._name, scroll_filter=rq.MISSING_DENSITY, limit=rq.SCROLL_PAGE, offset=offset, with_payload=True
             )
             if records:
                 await self._client.batch_update_points(self._name, rq.density_updates(records), wait=True)
-            if len(records) < rq.SCROLL_PAGE:
+            if offset is None:
                 return
 
     async def close(self) -> None:

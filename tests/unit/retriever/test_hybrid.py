@@ -11,17 +11,18 @@ import grpc
 import numpy as np
 import pytest
 import qdrant_edge as qe
-from qdrant_client import QdrantClient, models
+from qdrant_client import AsyncQdrantClient, QdrantClient, models
 from weaverbird.v1 import retriever_pb2
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
-from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
+from weaverbird_retriever.stores import ChunkRecord, VectorStore, edge_store, open_store, point_id, qdrant_requests
 from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions
 from weaverbird_retriever.stores.edge_store import EdgeStore
 from weaverbird_retriever.stores.figures import asks_for_description, number_density
 from weaverbird_retriever.stores.qdrant_client_store import QdrantClientStore
+from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
 
 DIM = 16
 
@@ -512,8 +513,6 @@ def _prose_and_table() -> list[ChunkRecord]:
 def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from weaverbird_retriever.stores import edge_store
-
     monkeypatch.setattr(edge_store, "_MIGRATE_PAGE", 1)  # one point a page: every page is read
     directory = tmp_path / "edge" / "kb"
     store = EdgeStore(directory, "kb")
@@ -542,8 +541,6 @@ def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(
 def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from weaverbird_retriever.stores import qdrant_requests
-
     monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
     client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
     store = QdrantClientStore(client, "kb", backend="local-memory", server=False)
@@ -568,13 +565,7 @@ def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points(monkeypatch
     # The asynchronous store a Qdrant server deployment uses, over qdrant-client's in-memory engine.
     import asyncio
 
-    from weaverbird_retriever.stores import qdrant_requests
-
     monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
-
-    from qdrant_client import AsyncQdrantClient
-    from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
-
     query = [1.0] + [0.0] * (DIM - 1)
     figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
 

@@ -45,9 +45,9 @@ def dates_in(text: str) -> list[date]:
     return found
 
 
-def latest_date(text: str) -> date | None:
-    """The latest full date the text writes, or None."""
-    return max(dates_in(text), default=None)
+def latest_date(text: str, not_after: date | None = None) -> date | None:
+    """The latest full date the text writes (none later than `not_after` when given), or None."""
+    return max((d for d in dates_in(text) if not_after is None or d <= not_after), default=None)
 
 
 def parse_iso(value: str) -> date | None:

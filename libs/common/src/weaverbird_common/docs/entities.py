@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from weaverbird_common.dates import dates_in
+from weaverbird_common.dates import latest_date
 from weaverbird_common.docs.metadata import canonical_company, metadata_from_filename
 from weaverbird_common.questions import CJK_CLASS, CJK_RE, detect_language, normalize_company, short_company_name
 
@@ -90,7 +90,7 @@ def document_entities(text: str, filename: str = "", metadata: Mapping[str, obje
     written += found.tickers
     language = str(meta.get("language") or "") or detect_language(text)
     # A date after today is no document's date (a note's maturity, a meeting to come).
-    dated = max((d for d in dates_in(head) if d <= date.today()), default=None)
+    dated = latest_date(head, not_after=date.today())
     return DocumentEntities(
         company, _dedupe(written, company), year, quarter, doc_type, language, dated.isoformat() if dated else ""
     )

@@ -10,7 +10,7 @@ from typing import Literal, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, number_density
+from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, density_field
 
 Vector = Sequence[float] | npt.NDArray[np.floating]
 PayloadValue = str | int | float | list[str]
@@ -343,7 +343,7 @@ def record_payload(record: ChunkRecord) -> dict[str, PayloadValue]:
     figure prior's score formula reads)."""
     payload = dict(record.payload)
     payload[TEXT_KEY] = record.text
-    payload[FIGURE_DENSITY_KEY] = round(number_density(record.text), 6)
+    payload.update(density_field(record.text))
     return payload
 
 

@@ -40,7 +40,7 @@ from weaverbird_retriever.stores.base import (
     record_payload,
     split_payload,
 )
-from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, number_density, prior_weight
+from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, density_field, prior_weight
 
 log = logging.getLogger(__name__)
 
@@ -440,8 +440,8 @@ class EdgeStore:
                 ),
             )
             for r in records:
-                density = round(number_density(split_payload(r.payload)[0]), 6)
-                _call(shard.update, qe.UpdateOperation.set_payload([r.id], {FIGURE_DENSITY_KEY: density}))
+                field = density_field(split_payload(r.payload)[0])
+                _call(shard.update, qe.UpdateOperation.set_payload([r.id], field))
             migrated += len(records)
             if offset is None:
                 break

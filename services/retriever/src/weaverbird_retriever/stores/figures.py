@@ -47,6 +47,11 @@ def number_density(text: str) -> float:
     return sum(1 for t in tokens if _NUMBER_TOKEN.match(t)) / len(tokens) if tokens else 0.0
 
 
+def density_field(text: str) -> dict[str, float]:
+    """The payload field the score formula reads, for a chunk's text (at upsert and when migrating)."""
+    return {FIGURE_DENSITY_KEY: round(number_density(text), 6)}
+
+
 def asks_for_description(question: str) -> bool:
     """Whether the question's first sentence asks for a description (the prior then stays off)."""
     return bool(_DESCRIPTION.search(_SENTENCE_END.split(question.strip(), maxsplit=1)[0]))

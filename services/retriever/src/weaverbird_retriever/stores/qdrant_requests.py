@@ -33,7 +33,7 @@ from weaverbird_retriever.stores.base import (
     record_payload,
     split_payload,
 )
-from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, number_density, prior_weight
+from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, density_field, prior_weight
 
 # Points per request: keeps a server request well under its 32 MB body limit at 1024-d with text.
 UPSERT_BATCH = 256
@@ -145,9 +145,7 @@ def density_updates(records: Sequence[models.Record]) -> list[models.SetPayloadO
     """One set-payload operation per stored point: its number density, read from its stored text."""
     return [
         models.SetPayloadOperation(
-            set_payload=models.SetPayload(
-                payload={FIGURE_DENSITY_KEY: round(number_density(split_payload(r.payload)[0]), 6)}, points=[r.id]
-            )
+            set_payload=models.SetPayload(payload=density_field(split_payload(r.payload)[0]), points=[r.id])
         )
         for r in records
     ]

@@ -225,3 +225,34 @@ def test_a_chinese_table_unit_scales_bare_figures() -> None:
 def test_a_bullet_dash_is_not_a_minus() -> None:
     (figure,) = answer_figures("Highlights:\n- 12.5% growth [1]")
     assert figure.text == "12.5%" and figure.raw == 12.5
+
+
+BLUEFIN = (
+    "Bluefin Logistics Q2 2024\n- Revenue: USD 612.4 million, up 6.7% from USD 574.0 million.\n"
+    "| Segment | Revenue |\n| Freight | 401.0 |\n| Total | 612.4 |"
+)
+
+
+def test_a_named_scale_must_agree_with_the_scale_the_passage_states() -> None:
+    # A hundredfold error: the digits are in the passage, the amount is not.
+    assert check_answer("营业收入是612.4亿美元[1]。", [BLUEFIN]).unsupported == ("612.4亿",)
+    assert check_answer("Revenue was USD 612.4 billion [1].", [BLUEFIN]).result == "unsupported"
+    # The same amount in other words, or the digits without a scale, still pass.
+    for answer in ("营业收入是6.124亿美元[1]。", "Revenue was USD 612.4 million [1].", "Revenue was 612.4 [1]."):
+        assert check_answer(answer, [BLUEFIN]).result == "supported", answer
+
+
+def test_a_table_cell_takes_the_scale_its_header_states() -> None:
+    table = "Revenue (USD million) | 588.9 | 612.4"
+    assert check_answer("Revenue was USD 612.4 million [1].", [table]).result == "supported"
+    assert check_answer("营业收入是612.4亿美元[1]。", [table]).result == "unsupported"
+    thousands = "CONSOLIDATED BALANCE SHEETS (In thousands)\nAccounts payable 303,062"
+    assert check_answer("Accounts payable was $303,062 million [1].", [thousands]).result == "unsupported"
+    assert check_answer("Accounts payable was $303.1 million [1].", [thousands]).result == "supported"
+
+
+def test_digits_alone_still_match_when_the_passage_leaves_the_scale_open() -> None:
+    # A chunk cut below its table's header keeps no unit: the digits are all it has.
+    assert check_answer("Net revenue was USD 1,284.6 million [1].", ["Net revenue 1,284.6 1,102.9"]).result == (
+        "supported"
+    )

@@ -65,9 +65,12 @@ _NOT_FIGURES = re.compile(
     rf"|\b{_MONTH}\.?\s\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s{_MONTH}\b"  # December 31, 31 Dec
     r"|第\s?\d\s?季度?"  # 第3季度: a quarter's name
 )
-# A passage whose table states its unit ("in millions", "单位：万元") also supports bare figures scaled by it.
+# A passage whose table states its unit ("in millions", "(USD million)", "单位：万元") also supports bare
+# figures scaled by it.
 _TABLE_UNIT = re.compile(
-    r"(?i:in (thousands|millions|billions)\b|\((thousands|millions|billions)\))|单位[:：]\s*(千万|百万|万|亿|千)"
+    r"(?i:\bin (?:(?:USD|US\$|RMB|CNY|HKD|EUR|GBP|JPY|\$)\s?)?(thousands|millions|billions)\b"
+    r"|\((?:in )?(?:(?:USD|US\$|RMB|CNY|HKD|EUR|GBP|JPY|\$)\s?)?(thousand|million|billion)s?\))"
+    r"|单位[:：]\s*(千万|百万|万|亿|千)"
 )
 
 
@@ -176,27 +179,45 @@ def answer_figures(answer: str) -> list[Figure]:
     return [figure for figure, _, _ in _placed_figures(answer)]
 
 
-def _evidence(passage: str) -> list[tuple[float, float]]:
-    """(raw magnitude, scaled magnitude) of every number in a passage, table units applied too."""
+@dataclass(frozen=True, slots=True)
+class _Evidence:
+    """A number of a passage: its magnitude as written and scaled, and whether the passage says its scale."""
+
+    raw: float
+    value: float
+    scale_known: bool  # a scale word, a table unit, or the same number written with a scale word elsewhere
+
+
+def _evidence(passage: str) -> list[_Evidence]:
+    """Every number in a passage, table units applied too."""
     text = _normalise(passage)
     units = [
         _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")] for m in _TABLE_UNIT.finditer(text)
     ]
+    found = _find(text)
+    # "Revenue: USD 612.4 million" and, in the same passage, a table cell "612.4": the same amount.
+    scaled = {abs(f.figure.raw) for f in found if f.figure.scale != 1.0}
     out = []
-    for f in _find(text):
+    for f in found:
         raw = abs(f.figure.raw)
-        out.append((raw, abs(f.figure.value)))
+        known = f.figure.scale != 1.0 or bool(units) or raw in scaled
+        out.append(_Evidence(raw, abs(f.figure.value), known))
         if f.figure.scale == 1.0:
-            out.extend((raw, raw * unit) for unit in units)
+            out.extend(_Evidence(raw, raw * unit, True) for unit in units)
     return out
 
 
-def _supported(figure: Figure, evidence: Sequence[tuple[float, float]]) -> bool:
+def _supported(figure: Figure, evidence: Sequence[_Evidence]) -> bool:
+    """The value matches at the answer's precision; or the digits match a number whose scale the passage
+    leaves open, unless the answer names a scale ("612.4亿" against "612.4 million" is a hundredfold error)."""
     raw, value = abs(figure.raw), abs(figure.value)
     # Half a unit in the last shown digit, at the answer's scale: "1.28 billion" covers 1.275-1.285 bn.
     tolerance = 0.5 * 10.0**-figure.decimals * figure.scale * (1 + 1e-9)
+    digits_suffice = figure.scale == 1.0
     return any(
-        math.isclose(raw, p_raw, rel_tol=1e-9) or abs(value - p_value) <= tolerance for p_raw, p_value in evidence
+        abs(value - e.value) <= tolerance
+        or (math.isclose(raw, e.raw, rel_tol=1e-9) and (digits_suffice or not e.scale_known))
+        for e in evidence
     )
 
 

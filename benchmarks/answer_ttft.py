@@ -32,6 +32,7 @@ import grpc
 from weaverbird.v1 import common_pb2, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_cli.commands import ingest
 from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
+from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
 
 from benchmarks.harness import DEMO_KB, REPO, demo_questions, results_dir, write_result
 from benchmarks.stats import percentiles
@@ -46,14 +47,14 @@ CONFIGS: dict[str, dict[str, str]] = {
     "focused-repacked": {"GENERATOR_PROMPT_CACHE": "true", "GENERATOR_LLAMA_REPACK": "true"},
 }
 MODEL_DIR = REPO / "var" / "models"
-_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
-def _key_figures(expected: str) -> list[str]:
-    """The figures of QUESTIONS.md's answer, growth rates and margins left out: "USD 1,284.6 million (about
-    USD 1.28 billion), up 16.5%" gives 1,284.6 and 1.28; an answer holding either is right."""
+def right_figure(answer: str, expected: str) -> bool:
+    """Whether the answer states one of the amounts of QUESTIONS.md's answer, growth rates and margins left
+    out ("USD 1,284.6 million (about USD 1.28 billion), up 16.5%": 1,284.6 million or 1.28 billion). Read as
+    the numeric check reads figures, so "612.4亿美元" is not "USD 612.4 million" although the digits are."""
     head = re.split(r"\bup\b|同比|\bmargin\b|annualised", expected)[0]
-    return _FIGURE.findall(head)
+    return any(check_answer(figure.text, [head]).result == "supported" for figure in answer_figures(answer))
 
 
 def ask(stub: Any, question: str) -> dict[str, Any]:
@@ -143,8 +144,7 @@ def run_config(
                 out: dict[str, list[dict[str, Any]]] = {"demo": [], "financebench": []}
                 for q in demo:
                     r = ask(stub, q.question)
-                    figures = _key_figures(q.expected)
-                    r["correct"] = any(f in r["answer"] for f in figures)
+                    r["correct"] = right_figure(r["answer"], q.expected)
                     out["demo"].append(r)
                     print(
                         f"[{name}] demo ttft {r['ttft_ms'] / 1000:.1f}s prompt {r['prompt_tokens']} "

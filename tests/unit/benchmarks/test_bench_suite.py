@@ -127,3 +127,16 @@ def test_filing_pages_hold_evidence_pages_and_neighbours_and_search_maps_compani
     assert set(results) == {"what was acme's revenue?", "bolt margin?"}
     assert [h.url for h in results["what was acme's revenue?"]] == ["http://127.0.0.1:1/filings/ACME_2022_10K.html"]
     assert fallback_replay._doc_of(results["bolt margin?"][0].url) == "BOLT_2023_10K"
+
+
+def test_answer_ttft_scores_a_demo_answer_by_its_amount_not_its_digits() -> None:
+    from benchmarks.answer_ttft import right_figure
+
+    expected = "6.124亿美元（USD 612.4 million），同比增长6.7%"
+    assert right_figure("营业收入是612.4 million USD。[1]", expected)
+    assert right_figure("营业收入是6.12亿美元[1]。", expected)
+    assert not right_figure("营业收入是612.4亿美元[1]。", expected)  # the digits, a hundred times the amount
+    assert not right_figure("营业收入同比增长6.7%[1]。", expected)  # the growth rate is not the answer
+    assert right_figure(
+        "Revenue was USD 1,284.6 million [1].", "USD 1,284.6 million (about USD 1.28 billion), up 16.5%"
+    )

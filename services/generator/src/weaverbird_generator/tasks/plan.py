@@ -17,6 +17,7 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns
 
 FOCUS = False
 MAX_TOKENS = 120
+FIGURES_FROM_PROMPT = False
 
 _SYSTEM = {
     "en": (

@@ -297,8 +297,10 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     cited = [c for c in citations if c.cited_in_answer] if not done.replacement_answer else []
     cited_ids = [_passage_id(c, case.set) for c in cited]
     check_name = orchestrator_pb2.AnswerCheck.Name(done.answer_check).removeprefix("ANSWER_CHECK_").lower()
-    given = "\n\n".join(f"{c.title}\n{c.text}" for c in citations)
-    anywhere = check_answer(re.sub(r"\[\d+\]", "", answer), [given])
+    # Without its markers the answer is checked against every passage given, each read on its own (a table's
+    # unit, or a scale written beside a number, belongs to its own passage).
+    given = [f"{c.title}\n{c.text}" for c in citations]
+    anywhere = check_answer(re.sub(r"\[\d+\]", "", answer), given)
     in_no_passage = list(anywhere.unsupported) if citations else [f.text for f in answer_figures(answer)]
     computed_line = _CALCULATION_LINE.search(answer) if done.calculation.result_text else None
     computed = {f.text for f in answer_figures(computed_line.group())} if computed_line else set()

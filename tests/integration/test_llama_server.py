@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import socket
 import time
 import urllib.request
@@ -13,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from weaverbird_generator.figure_grammar import figures_from_prompt, numbers_in
 from weaverbird_generator.llama_server import LlamaServer, LlamaServerError, _health_ok
 from weaverbird_generator.llm_client import (
     ChatClient,
@@ -68,20 +66,6 @@ async def test_stream_yields_tokens_then_finish_and_usage(server: LlamaServer) -
     assert final.usage_exact
     assert final.prompt_tokens is not None and final.prompt_tokens > 50  # the system rules alone are longer
     assert final.completion_tokens is not None and 1 <= final.completion_tokens <= 24
-
-
-async def test_a_figure_grammar_limits_the_numbers_the_model_writes(server: LlamaServer) -> None:
-    client = ChatClient(server.base_url, timeout_s=60)
-    free = "".join(d.text for d in await _collect(client, max_tokens=32))
-    assert "12.3" in free, free  # unconstrained, the model copies the passage's figure
-    # The grammar of a prompt whose only number is 45.6: the passage's 12.3 cannot be written.
-    grammar = figures_from_prompt([{"role": "user", "content": "45.6"}])
-    constrained = "".join(d.text for d in await _collect(client, max_tokens=32, grammar=grammar))
-    assert constrained.strip() and "12.3" not in constrained, constrained
-    assert set(re.findall(r"[0-9]+(?:[,.][0-9]+)*", constrained)) <= {"45.6"}, constrained
-    # The served grammar (the prompt's own numbers) is one llama.cpp accepts and the model can follow.
-    served = "".join(d.text for d in await _collect(client, max_tokens=32, grammar=figures_from_prompt(MESSAGES)))
-    assert set(re.findall(r"[0-9]+(?:[,.][0-9]+)*", served)) <= numbers_in(m["content"] for m in MESSAGES), served
 
 
 async def test_max_tokens_gives_length(server: LlamaServer) -> None:

@@ -89,12 +89,8 @@ class ChatClient:
         stop: Sequence[str] | None = None,
         seed: int | None = None,
         timeout_s: float | None = None,
-        grammar: str | None = None,
     ) -> AsyncGenerator[Delta, None]:
         """Yields Delta(text=...) per token piece, then exactly one final Delta with finish_reason and usage.
-
-        `grammar`: a GBNF grammar the output must follow (llama.cpp's request field; other servers reject
-        or ignore it, so only a llama.cpp server is sent one).
 
         The whole generation must finish within `timeout_s` (default: the client's); closing the iterator
         early (consumer cancelled) closes the HTTP stream, which makes llama.cpp/TGI stop generating.
@@ -108,10 +104,7 @@ class ChatClient:
             "stop": list(stop) if stop else None,
             "seed": seed,
         }
-        extra = {"cache_prompt": self.cache_prompt} if self.cache_prompt is not None else {}
-        if grammar is not None:
-            extra["grammar"] = grammar
-        args = (messages, kwargs, extra or None, deadline, budget)
+        args = (messages, kwargs, deadline, budget)
         # aclosing: when our consumer closes us, close the inner generator (and its HTTP stream) right
         # away instead of whenever the garbage collector finalises it.
         if self._include_usage:
@@ -131,7 +124,6 @@ class ChatClient:
         self,
         messages: Sequence[dict[str, Any]],
         kwargs: dict[str, Any],
-        extra_body: dict[str, Any] | None,
         deadline: float,
         budget: float,
         *,
@@ -152,7 +144,7 @@ class ChatClient:
                     model=self.model,
                     stream=True,
                     stream_options={"include_usage": True} if include_usage else None,
-                    extra_body=extra_body,
+                    extra_body={"cache_prompt": self.cache_prompt} if self.cache_prompt is not None else None,
                     **kwargs,
                 )
             iterator = aiter(chunks)

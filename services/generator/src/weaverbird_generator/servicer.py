@@ -16,7 +16,6 @@ from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavaila
 from weaverbird_common.questions import detect_language
 
 from weaverbird_generator.context_focus import focus
-from weaverbird_generator.figure_grammar import figures_from_prompt
 from weaverbird_generator.llm_client import (
     ChatClient,
     GeneratorError,
@@ -106,9 +105,6 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
                 )
             )
         )
-        # The answer's numbers copied from the prompt, never invented (a llama.cpp grammar; the orchestrator's
-        # numeric check still checks that each is in a passage the answer cites).
-        grammar = figures_from_prompt(messages) if task.FIGURES_FROM_PROMPT and self._s.figure_grammar_enabled else None
         s = request.sampling
         max_tokens = min(s.max_tokens or task.MAX_TOKENS or self._s.max_tokens, self._s.max_tokens)
         try:
@@ -128,7 +124,6 @@ class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):
                             top_p=s.top_p or self._s.top_p,
                             seed=s.seed or None,
                             timeout_s=timeout_s,
-                            grammar=grammar,
                         )
                     )
                 )

@@ -79,18 +79,6 @@ class GeneratorSettings(BaseServiceSettings):
         "measure what the cache saves.",
     )
 
-    figure_grammar: bool | None = Field(
-        None,
-        description="Let the model write only numbers its prompt holds, as written (a llama.cpp grammar over the "
-        "answer: figure_grammar.py), so a figure is copied, never rounded, converted or invented. Unset = on for "
-        "the local llama.cpp server, off with GENERATOR_ENDPOINT (TGI and OpenAI-style servers take other grammar "
-        "forms); set it true for an endpoint that is a llama.cpp server.",
-    )
-
-    @property
-    def figure_grammar_enabled(self) -> bool:
-        return self.figure_grammar if self.figure_grammar is not None else self.endpoint is None
-
     @property
     def llm_concurrency_limit(self) -> int:
         """Generations in flight at the LLM server at once; 0 = no limit."""

@@ -1,9 +1,8 @@
 """Prompts of the orchestrator's task steps, one module per task, chosen by GenerateRequest.task.
 
-Each module defines `build_messages(request: TaskRequest) -> list[dict[str, str]]` and three constants:
-FOCUS (whether the passages go through the query-focused context step first), MAX_TOKENS (the task's
-output ceiling, under the server's own) and FIGURES_FROM_PROMPT (whether the model may write only numbers
-its prompt holds, where the server takes a grammar: figure_grammar.py).
+Each module defines `build_messages(request: TaskRequest) -> list[dict[str, str]]` and two constants:
+FOCUS (whether the passages go through the query-focused context step first) and MAX_TOKENS (the
+task's output ceiling, under the server's own).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ from weaverbird_generator.tasks.common import TaskRequest
 
 FOCUS = True
 MAX_TOKENS = 0  # the server's ceiling
-FIGURES_FROM_PROMPT = True  # every figure copied from the prompt (figure_grammar.py), with the local llama.cpp
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:

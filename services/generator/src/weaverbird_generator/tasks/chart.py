@@ -12,7 +12,6 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns, inform
 
 FOCUS = False  # a chart needs every row of a table, not only the rows that share words with the question
 MAX_TOKENS = 400
-FIGURES_FROM_PROMPT = False
 
 _SHAPE = '{"title": "<title>", "categories": ["<label>", ...], "series": [{"name": "<name>", "values": ["<figure>", ...], "passage": <number>}]}'  # noqa: E501
 

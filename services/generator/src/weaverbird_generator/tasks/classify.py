@@ -17,7 +17,6 @@ from weaverbird_generator.tasks.common import Example, TaskRequest, example_turn
 
 FOCUS = False
 MAX_TOKENS = 4
-FIGURES_FROM_PROMPT = False
 
 _SYSTEM = (
     "You sort financial questions by the kind of answer they want. Reply with one word:\n"

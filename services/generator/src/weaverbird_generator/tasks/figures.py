@@ -10,7 +10,6 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns, inform
 
 FOCUS = True
 MAX_TOKENS = 160
-FIGURES_FROM_PROMPT = False  # formulas hold constants (100, 2) no passage states
 
 _SYSTEM = {
     "en": (

@@ -13,7 +13,6 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns, inform
 
 FOCUS = False  # a table must reach the model whole: focusing keeps only rows that share words with the question
 MAX_TOKENS = 400
-FIGURES_FROM_PROMPT = False
 
 _SYSTEM = {
     "en": (

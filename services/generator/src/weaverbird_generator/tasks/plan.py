@@ -17,7 +17,6 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns
 
 FOCUS = False
 MAX_TOKENS = 120
-FIGURES_FROM_PROMPT = False
 
 _SYSTEM = {
     "en": (

@@ -17,7 +17,6 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns, inform
 
 FOCUS = True
 MAX_TOKENS = 60
-FIGURES_FROM_PROMPT = False
 
 _SYSTEM = {
     "en": (

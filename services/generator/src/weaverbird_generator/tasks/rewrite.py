@@ -14,7 +14,6 @@ from weaverbird_generator.tasks.common import TaskRequest, example_turns, histor
 
 FOCUS = False
 MAX_TOKENS = 80
-FIGURES_FROM_PROMPT = False
 
 _SYSTEM = {
     "en": (

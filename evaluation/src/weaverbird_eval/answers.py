@@ -130,6 +130,11 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+def _shown_wrong_figure(r: AnswerRecord) -> bool:
+    """Shown to the user (not withheld, not a refusal), with figures, and strictly wrong."""
+    return r.strict is False and not r.withheld and not r.refused and r.answer_check in ("supported", "unsupported")
+
+
 def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
     """The scores of one set; each counts only the answers it applies to (the counts are reported)."""
     scored = [r for r in records if r.strict is not None]
@@ -156,6 +161,8 @@ def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
         ),
         "withheld": sum(r.withheld for r in records),
         "shown_with_unsupported_figures": sum(r.answer_check == "unsupported" and not r.withheld for r in records),
+        # What a check on figures cannot see: a figure the passages hold, shown for the wrong thing.
+        "shown_with_a_wrong_figure": sum(_shown_wrong_figure(r) for r in scored),
         "evidence_in_context": _share(sum(r.evidence_in_context for r in records), len(records)),
         "refusals": sum(r.refused for r in records),
         "refused_or_web": _share(sum(r.refused or r.route == "web" for r in records), len(records)),
@@ -434,10 +441,9 @@ def markdown(summary: dict) -> str:
         f"{summary.get('numeric_check_policy', 'served default')}.",
         "",
         "| set | questions | accuracy strict | (lenient) | citation correct | model's numeric faithfulness | "
-        "withheld | shown with an unsupported figure | figure in no passage (not computed in code) | refusals | "
-        "refused or web | "
-        "strict if unsupported replaced | TTFT p50 s | seconds p50 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "withheld | shown with an unsupported figure | shown with a wrong figure | figure in no passage (not computed "
+        "in code) | refusals | refused or web | strict if unsupported replaced | TTFT p50 s | seconds p50 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summary["sets"].items():
         lines.append(
@@ -445,6 +451,7 @@ def markdown(summary: dict) -> str:
             f"{_pct(s['accuracy_lenient'])} of {s['lenient_scored']} | {_pct(s['citation_correct'])} of "
             f"{s['answers_citing']} | {_pct(s['numeric_faithfulness'])} of {s['answers_with_figures']} | "
             f"{s.get('withheld', 0)} | {s.get('shown_with_unsupported_figures', 'n/a')} | "
+            f"{s.get('shown_with_a_wrong_figure', 'n/a')} of {s['scored']} | "
             f"{s['answers_with_a_figure_in_no_passage']} "
             f"({s.get('answers_with_a_stated_figure_in_no_passage', 'n/a')}) | "
             f"{s['refusals']} | {_pct(s['refused_or_web'])} | "

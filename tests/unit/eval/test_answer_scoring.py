@@ -126,3 +126,22 @@ def test_chinese_out_of_kb_questions_never_take_a_context_the_chinese_set_needs(
     assert [c.id for c in out] == ["financial_event_interpretation:2"]
     assert out[0].set == "out_of_kb_zh" and not out[0].relevant & moutai.relevant
     assert chinese_out_of_kb(tiny_data, 0, keep) == []
+
+
+def test_a_wrong_figure_shown_is_counted_apart_from_withheld_and_refused_answers() -> None:
+    s = evaluate(
+        [
+            # A figure the passages hold, for the wrong thing: the numeric check passes it, the user sees it.
+            _record(answer="Capex was 10.0 [1]", strict=False, answer_check="supported"),
+            _record(answer="Capex was 1,577 [1]", strict=True, answer_check="supported"),
+            _record(
+                answer="The provided information is insufficient.",
+                strict=False,
+                withheld=True,
+                answer_check="unsupported",
+            ),
+            _record(answer="The provided information is insufficient.", strict=False, refused=True),
+            _record(answer="Yes, it did [1].", strict=False, answer_check="no_numbers"),
+        ]
+    )["financebench"]
+    assert s["shown_with_a_wrong_figure"] == 1 and s["shown_with_unsupported_figures"] == 0

@@ -4,8 +4,9 @@ A small model copies numbers well but sometimes invents or misplaces one, and a 
 costliest error a financial answer can make. The check is deliberately lenient about form and strict
 about value: "1,284.6", "1284.6" and "USD 1,284.6 million" all match a passage's "1,284.6", and
 "1.28 billion" matches "1,284.6 million" (it is that value rounded to the answer's precision), but
-"1.2 billion" does not. Magnitudes are compared without sign, since a sign is as often carried by words
-("a loss of 1,234", "down 3.2%") as by a minus or accounting parentheses.
+"1.2 billion" does not; and a scale word the answer names must agree with the scale the passage states
+("612.4亿" is not "612.4 million", whose digits it shares). Magnitudes are compared without sign, since a
+sign is as often carried by words ("a loss of 1,234", "down 3.2%") as by a minus or accounting parentheses.
 """
 
 from __future__ import annotations

@@ -43,9 +43,11 @@ _SCALE_WORDS = {
     "千万": 1e7, "百万": 1e6, "十万": 1e5, "万": 1e4, "千": 1e3,
 }  # fmt: skip
 
+# Currency codes a figure or a table unit may carry ("USD 1,284.6", "(RMB million)").
+_CURRENCY_CODES = "USD|HKD|RMB|CNY|EUR|GBP|JPY"
 _MENTION = re.compile(
     r"(?P<sign>-(?=(?:[$¥￥€£]\s?)?\d))?"  # glued to the number: "- 5%" is a bullet
-    r"(?P<cur>(?:(?:US|HK|NT|S|A|C)?\$|[¥￥€£]|(?:USD|HKD|RMB|CNY|EUR|GBP|JPY)(?![A-Za-z]))\s?)?"
+    rf"(?P<cur>(?:(?:US|HK|NT|S|A|C)?\$|[¥￥€£]|(?:{_CURRENCY_CODES})(?![A-Za-z]))\s?)?"
     r"(?P<num>(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\d)"
     r"(?:\s?(?P<pct>%|(?i:percent|per cent|pct)(?![A-Za-z])|个百分点|百分点)"
     r"|\s?(?P<scale>(?i:trillion|billion|million|thousand|trn|tn|bln|bn|mln|mn|[bmk])s?)(?![A-Za-z])"
@@ -68,9 +70,10 @@ _NOT_FIGURES = re.compile(
 )
 # A passage whose table states its unit ("in millions", "(USD million)", "单位：万元") also supports bare
 # figures scaled by it.
+_UNIT_CURRENCY = rf"(?:(?:{_CURRENCY_CODES}|US\$|\$)\s?)?"
 _TABLE_UNIT = re.compile(
-    r"(?i:\bin (?:(?:USD|US\$|RMB|CNY|HKD|EUR|GBP|JPY|\$)\s?)?(thousands|millions|billions)\b"
-    r"|\((?:in )?(?:(?:USD|US\$|RMB|CNY|HKD|EUR|GBP|JPY|\$)\s?)?(thousand|million|billion)s?\))"
+    rf"(?i:\bin {_UNIT_CURRENCY}(thousands|millions|billions)\b"
+    rf"|\((?:in )?{_UNIT_CURRENCY}(thousand|million|billion)s?\))"
     r"|单位[:：]\s*(千万|百万|万|亿|千)"
 )
 

@@ -1,0 +1,49 @@
+"""Which statement a table is, from its title (English and Chinese forms)."""
+
+from __future__ import annotations
+
+import re
+
+_KINDS = (
+    (
+        "income",
+        re.compile(
+            r"statements? of (?:consolidated )?(?:operations|income|earnings|comprehensive (?:income|loss))"
+            r"|income statements?|profit (?:and|&) loss|利润表|损益表",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "balance",
+        re.compile(
+            r"balance sheets?|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表",
+            re.IGNORECASE,
+        ),
+    ),
+    ("cash_flow", re.compile(r"statements? of (?:consolidated )?cash flows?|现金流量表", re.IGNORECASE)),
+)
+
+_TITLE_LINE = re.compile(
+    r"(?:consolidated|condensed|combined)?[^\n]{0,40}?(?:statements? of [a-z ,'()]+|balance sheets?|"
+    r"income statements?|利润表|资产负债表|现金流量表)",
+    re.IGNORECASE,
+)
+
+
+def statement_kind(title: str) -> str:
+    """'income', 'balance', 'cash_flow' or 'other'."""
+    for kind, pattern in _KINDS:
+        if pattern.search(title):
+            return kind
+    return "other"
+
+
+def title_before(text: str) -> str:
+    """The table's title: the last statement title in text (the text before a table's header), else its
+    last non-empty line that is not a scale caption."""
+    titles = list(_TITLE_LINE.finditer(text))
+    if titles:
+        return " ".join(titles[-1].group(0).split())[:120]
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line and line.lower() not in ("table of contents",)]
+    return lines[-1][:120] if lines else ""

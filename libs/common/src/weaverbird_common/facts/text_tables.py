@@ -1,0 +1,177 @@
+"""Statement tables read from extracted page text, where a row's label and figures share no layout.
+
+pypdf prints a statement as a stream: "... Total net sales\n107,006  135,987  177,866 Operating
+expenses:\n Cost of sales\n71,651 ..." - the figures of one row and the label of the next on one line,
+labels broken mid-word, numbers glued to words ("tax provision1,406"). Columns are found from the header
+(a run of years, with "Three Months Ended September 30," or "January 28," around them); then every run
+of at least as many figures as there are columns closes a row whose label is the text since the previous
+row. The last N figures of a run are the row's values: earlier ones belong to its label ("Class B — 1,253
+shares"). Chinese headers (2023年12月31日, 2024年1-9月) are read the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from weaverbird_common.facts import cells, periods, statements, units
+from weaverbird_common.facts.model import Period
+from weaverbird_common.facts.rows import Row, TableContext, plausible_label, tidy_label
+
+# A paragraph this long between figures means the table has ended.
+_PROSE = 600
+_MIDWORD_BREAK = re.compile(r"(?<=[a-z])\n(?=[a-z])")
+
+
+@dataclass
+class _Token:
+    start: int
+    end: int
+    value: float = 0.0
+    year: int | None = None
+    zh: Period | None = None
+    percent: bool = False
+
+
+def normalise(text: str) -> str:
+    """Rejoin words pypdf broke across lines ("admin\\nistrative") and flatten whitespace."""
+    return " ".join(_MIDWORD_BREAK.sub("", text).split())
+
+
+def _tokens(text: str, statement: str) -> list[_Token]:
+    zh = [(m.start(), m.end(), m) for m in periods.ZH_PERIOD.finditer(text)]
+    tokens = [_Token(s, e, zh=periods.zh_period(m, statement), year=int(m.group("year"))) for s, e, m in zh]
+    taken = [(s, e) for s, e, _ in zh]
+    for m in cells.CELL.finditer(text):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        year = int(m.group(0).strip()) if cells.is_year_cell(m) else None
+        tokens.append(_Token(m.start(), m.end(), cells.cell_value(m), year, None, cells.is_percent(m)))
+    return sorted(tokens, key=lambda t: t.start)
+
+
+def _runs(text: str, tokens: list[_Token]) -> list[list[_Token]]:
+    """Tokens grouped into runs separated by nothing but spaces."""
+    runs: list[list[_Token]] = []
+    for token in tokens:
+        if runs and not text[runs[-1][-1].end : token.start].strip():
+            runs[-1].append(token)
+        else:
+            runs.append([token])
+    return runs
+
+
+def _is_header_run(run: list[_Token]) -> bool:
+    return all(t.year is not None for t in run)
+
+
+def _plausible_years(years: list[int]) -> bool:
+    return max(years) - min(years) <= 10
+
+
+@dataclass
+class PageState:
+    """What carries from one page to the next: a statement that continues without a new header."""
+
+    table: TableContext | None = None
+
+
+def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row], PageState]:
+    """Rows of every statement-like table in one page's text; state carries a table across pages."""
+    state = state or PageState()
+    text = normalise(page_text)
+    scales = units.scales_in(text)
+    # A first guess of the statement from the whole page, refined per header from the text before it.
+    page_kind = statements.statement_kind(text[:600])
+    tokens = _tokens(text, page_kind)
+    runs = _runs(text, tokens)
+    rows: list[Row] = []
+    table = state.table
+    pending_from = 0
+    section = ""
+    i = 0
+    while i < len(runs):
+        run = runs[i]
+        if _is_header_run(run):
+            # Merge the year runs of one header ("January 28, 2017 January 30, 2016 ...").
+            group = list(run)
+            j = i + 1
+            while j < len(runs) and _is_header_run(runs[j]) and periods.HEADER_GLUE.match(
+                text[group[-1].end : runs[j][0].start]
+            ):
+                group.extend(runs[j])
+                j += 1
+            years = [t.year for t in group if t.year is not None]
+            if _plausible_years(years):
+                table = _header_table(text, pending_from, group, scales, page_kind, table)
+                pending_from = group[-1].end
+                section = ""
+                i = j
+                continue
+        if table is None:
+            i += 1
+            continue
+        gap = text[pending_from : run[0].start]
+        if len(gap) > _PROSE:
+            table, section = None, ""
+            pending_from = run[0].start
+            i += 1
+            continue
+        n = len(table.columns)
+        if len(run) < n:
+            i += 1
+            continue
+        values = run[-n:]
+        label, caption = tidy_label(text[pending_from : values[0].start])
+        # A caption ("Basic earnings per share:") holds for the rows under it until the next one.
+        section = caption or section
+        pending_from = values[-1].end
+        i += 1
+        if not plausible_label(label):
+            continue
+        rows.append(
+            Row(
+                label=label,
+                section=section,
+                values=tuple(t.value for t in values),
+                percent=any(t.percent for t in values),
+                table=table,
+            )
+        )
+    return rows, PageState(table)
+
+
+def _header_table(
+    text: str,
+    since: int,
+    group: list[_Token],
+    scales: list[units.Scale],
+    page_kind: str,
+    previous: TableContext | None,
+) -> TableContext:
+    before = text[max(0, since - 200) : group[0].start] if since else text[: group[0].start]
+    title = statements.title_before(before) or (previous.title if previous else "")
+    kind = statements.statement_kind(title)
+    if kind == "other":
+        kind = statements.statement_kind(before) if statements.statement_kind(before) != "other" else page_kind
+    context_start = max(0, group[0].start - 160)
+    columns: list[Period] = []
+    for token in group:
+        if token.zh is not None:
+            period = token.zh
+            if kind == "balance" and period.months:
+                period = replace(period, months=0)
+            columns.append(period)
+            continue
+        context = text[context_start : token.start]
+        columns.append(periods.period_for(token.year or 0, context, kind))
+    scale = units.scale_before(scales, group[-1].end)
+    zone = text[max(0, group[0].start - 400) : group[-1].end + 1500]
+    return TableContext(
+        title=title,
+        statement=kind,
+        columns=tuple(columns),
+        scale=scale.multiplier if scale else 1.0,
+        scale_text=scale.text if scale else "",
+        currency=units.currency_in(zone),
+    )

@@ -1,0 +1,131 @@
+"""Facts from Markdown pipe tables (Markdown files, and HTML pages the loader turns into Markdown).
+
+Two layouts occur: periods across the header ("| Item | FY2024 | FY2023 |") and periods down the first
+column ("| Quarter | Revenue (USD million) | Net income (USD million) |" with a row per quarter). A column
+header's own words join a row label that has none of its own ("Total" under "FY2024 revenue" is "Total
+revenue"), and its unit ("(USD million)", "（亿元）") scales that column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from weaverbird_common.facts import cells, statements, units
+from weaverbird_common.facts.cell_periods import period_in_cell, strip_period
+from weaverbird_common.facts.model import Period
+from weaverbird_common.facts.rows import Row, TableContext, plausible_label, tidy_label
+
+_SEPARATOR = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
+
+
+def _split(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _tables(text: str) -> Iterator[tuple[str, list[list[str]]]]:
+    """(text before the table, rows of cells) for every pipe table."""
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1].strip()):
+            start = i
+            block = [_split(lines[i])]
+            i += 2
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                block.append(_split(lines[i]))
+                i += 1
+            yield "\n".join(lines[max(0, start - 6) : start]), block
+        else:
+            i += 1
+
+
+def _value(cell: str) -> tuple[float, bool] | None:
+    text = cell.replace("**", "").strip()
+    m = cells.CELL.fullmatch(text) or cells.CELL.fullmatch(text + " ")
+    if not m:
+        m = cells.CELL.match(text)
+        if not m or text[m.end() :].strip() not in ("", "%"):
+            return None
+    return cells.cell_value(m), cells.is_percent(m) or text.endswith("%")
+
+
+def _column_scale(header: str, caption: units.Scale | None) -> tuple[float, str]:
+    own = units.scales_in(header) or units.scales_in(_unit_words(header))
+    if own:
+        return own[0].multiplier, own[0].text
+    return (caption.multiplier, caption.text) if caption else (1.0, "")
+
+
+def _unit_words(header: str) -> str:
+    """"(USD million)" -> "in millions" so the scale reader sees it."""
+    m = re.search(r"(thousand|million|billion)", header, re.IGNORECASE)
+    if m:
+        return f"in {m.group(1).lower()}s"
+    zh = re.search(r"(百万元|千元|万元|亿元|元)", header)
+    return f"单位：{zh.group(1)}" if zh else ""
+
+
+def read_markdown_rows(text: str, default_year: int | None) -> list[Row]:
+    rows: list[Row] = []
+    for before, block in _tables(text):
+        if len(block) < 2 or len(block[0]) < 2:
+            continue
+        title = statements.title_before(before)
+        kind = statements.statement_kind(title + " " + before[-200:])
+        caption_scales = units.scales_in(before)
+        caption = caption_scales[-1] if caption_scales else None
+        header = block[0]
+        header_periods = [period_in_cell(h, kind, None) for h in header[1:]]
+        if any(header_periods):
+            rows.extend(_across(block, header_periods, title, kind, caption, before))
+        else:
+            rows.extend(_down(block, title, kind, caption, before, default_year))
+    return rows
+
+
+def _context(title: str, kind: str, period: Period, scale: tuple[float, str], currency: str) -> TableContext:
+    return TableContext(title, kind, (period,), scale[0], scale[1], currency)
+
+
+def _across(block, header_periods, title, kind, caption, before) -> list[Row]:
+    header = block[0]
+    out: list[Row] = []
+    for cells_ in block[1:]:
+        raw_label, section = tidy_label(cells_[0].replace("**", ""))
+        for col, period in enumerate(header_periods, start=1):
+            if period is None or col >= len(cells_):
+                continue
+            parsed = _value(cells_[col])
+            if parsed is None:
+                continue
+            words = strip_period(header[col])
+            label = raw_label
+            if words and words.lower() not in raw_label.lower():
+                label = f"{raw_label} {words}" if raw_label.lower() in ("total", "合计", "总计") else raw_label
+            if not plausible_label(label):
+                continue
+            currency = units.currency_in(header[col] + " " + before) or units.currency_in(cells_[col])
+            ctx = _context(title, kind, period, _column_scale(header[col], caption), currency)
+            out.append(Row(label, section or words, (parsed[0],), parsed[1], ctx))
+    return out
+
+
+def _down(block, title, kind, caption, before, default_year) -> list[Row]:
+    header = block[0]
+    out: list[Row] = []
+    for cells_ in block[1:]:
+        period = period_in_cell(cells_[0], kind, default_year)
+        if period is None:
+            continue
+        for col in range(1, min(len(header), len(cells_))):
+            parsed = _value(cells_[col])
+            if parsed is None:
+                continue
+            label = strip_period(header[col]) or header[col]
+            if not plausible_label(label):
+                continue
+            currency = units.currency_in(header[col] + " " + before)
+            ctx = _context(title, kind, period, _column_scale(header[col], caption), currency)
+            out.append(Row(label, "", (parsed[0],), parsed[1], ctx))
+    return out

@@ -213,6 +213,33 @@ def test_up_secures_every_service_with_mutual_tls_and_tokens(launcher: Launcher)
     assert reply_http.status_code == 200, reply_http.text
 
 
+def _gateway_pid(parent: int) -> int | None:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _alive(int(entry.name)):
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if ppid == parent and b"weaverbird_gateway" in argv:
+                return int(entry.name)
+    return None
+
+
+def test_a_killed_gateway_comes_back(launcher: Launcher) -> None:
+    port = _gateway_port(launcher)
+    old = _gateway_pid(launcher.process.pid)
+    assert old is not None
+    services = _children(launcher.process.pid)
+    os.kill(old, signal.SIGKILL)
+    _wait(lambda: "gateway is back" in launcher.output(), RESTART_S, "gateway restart", launcher.log)
+    assert "gateway was killed by SIGKILL; restarting in" in launcher.output()
+    new = _gateway_pid(launcher.process.pid)
+    assert new is not None and new != old
+    assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    assert _children(launcher.process.pid) == services  # nothing else was restarted
+
+
 def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher: Launcher, tmp_path: Path) -> None:
     topic = _queue_messages(launcher.kafka)
     before = _children(launcher.process.pid)

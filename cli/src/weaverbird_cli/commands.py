@@ -27,7 +27,7 @@ from weaverbird_cli.gateway import GatewayProcess
 from weaverbird_cli.security import LocalSecurity
 from weaverbird_cli.settings import CliSettings
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig
-from weaverbird_cli.supervisor import RestartPolicy, describe_exit
+from weaverbird_cli.supervisor import Child, RestartPolicy, describe_exit
 
 SUPPORTED = {".pdf", ".html", ".htm", ".md", ".markdown", ".txt"}
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -299,6 +299,9 @@ def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker, 
             )
             try:
                 gateway.start()
+                # Restarted like the services when it dies (issue 34 item 5).
+                if gateway.process is not None:
+                    stack.supervise(Child("gateway", gateway.spawn, gateway.is_healthy, gateway.process))
             except RuntimeError as exc:
                 # The gRPC stack and the CLI work without the page (e.g. its port is taken): say so, go on.
                 print(f"warning: web page not started: {exc}", file=sys.stderr, flush=True)
@@ -307,6 +310,7 @@ def _run_stack(config: StackConfig, policy: RestartPolicy, broker: KafkaBroker, 
             return _serve(broker, gateway)
         finally:
             if gateway is not None:
+                stack.release("gateway")
                 gateway.stop()
 
 

@@ -42,6 +42,21 @@ class GatewayProcess:
 
     def start(self, timeout_s: float = 60.0) -> None:
         """Starts the gateway and waits for /healthz; raises RuntimeError with the log's tail if it fails."""
+        process = self.spawn()
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"the gateway exited ({process.returncode}); see {self._log_path}")
+            if self.is_healthy(timeout_s=1.0):
+                return
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(
+            f"the gateway did not answer {self.url}healthz within {timeout_s:.0f}s; see {self._log_path}"
+        )
+
+    def spawn(self) -> subprocess.Popen[bytes]:
+        """Starts the gateway process without waiting (the supervisor's restart calls this too)."""
         with self._log_path.open("ab") as log:
             # Its own process group: Ctrl-C reaches the launcher, which stops the gateway in order.
             self.process = subprocess.Popen(
@@ -51,20 +66,14 @@ class GatewayProcess:
                 stderr=log,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the gateway exited ({self.process.returncode}); see {self._log_path}")
-            try:
-                if httpx.get(f"{self.url}healthz", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(
-            f"the gateway did not answer {self.url}healthz within {timeout_s:.0f}s; see {self._log_path}"
-        )
+        return self.process
+
+    def is_healthy(self, timeout_s: float = 0.5) -> bool:
+        """One GET /healthz: the supervisor's readiness probe after a restart."""
+        try:
+            return httpx.get(f"{self.url}healthz", timeout=timeout_s).status_code == 200
+        except httpx.TransportError:
+            return False
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -204,6 +204,16 @@ class LocalStack:
             process=self.processes[service],
         )
 
+    def supervise(self, child: Child) -> None:
+        """Restarts `child` (e.g. the HTTP gateway) under the stack's policy too; no-op without one."""
+        if self.supervisor is not None:
+            self.supervisor.watch(child)
+
+    def release(self, name: str) -> None:
+        """Stops supervising `name`, so stopping it on purpose is not taken for a crash."""
+        if self.supervisor is not None:
+            self.supervisor.release(name)
+
     def stop(self) -> None:
         # The supervisor first: a service we terminate must not be restarted.
         if self.supervisor is not None:

@@ -93,6 +93,11 @@ class Supervisor:
         with self._lock:
             self._children[child.name] = child
 
+    def release(self, name: str) -> None:
+        """Stops watching one child (before the caller stops it on purpose); no restart follows."""
+        with self._lock:
+            self._children.pop(name, None)
+
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="weaverbird-supervisor", daemon=True)
         self._thread.start()
@@ -112,9 +117,11 @@ class Supervisor:
             with self._lock:
                 children = list(self._children.values())
             for child in children:
-                if self._stopping.is_set():
-                    return
-                self._step(child, time.monotonic())
+                with self._lock:
+                    # Stopping or released since the snapshot: a deliberate stop, not a crash.
+                    if self._stopping.is_set() or self._children.get(child.name) is not child:
+                        continue
+                    self._step(child, time.monotonic())
 
     def _step(self, child: Child, now: float) -> None:
         if child.phase == "given_up":

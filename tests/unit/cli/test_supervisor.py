@@ -110,3 +110,18 @@ def test_backoff_doubles_up_to_its_cap() -> None:
 def test_exit_descriptions_name_the_signal() -> None:
     assert describe_exit(-9) == "was killed by SIGKILL"
     assert describe_exit(3) == "exited with code 3"
+
+
+def test_a_released_child_stopped_on_purpose_is_not_restarted(
+    watched: tuple[Supervisor, Console, dict[str, Child]],
+) -> None:
+    supervisor, console, children = watched
+    victim = children["victim"].process
+    supervisor.release("victim")  # what the launcher does before stopping the gateway
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    children["steady"].process.send_signal(signal.SIGKILL)  # a crash after it is still restarted
+    console.wait_for("steady is back")
+    assert not any("victim" in line for line in console.lines), console.lines
+    with pytest.raises(KeyError):
+        supervisor.phase("victim")

@@ -7,6 +7,7 @@ import contextlib
 import json
 import socket
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -224,3 +225,32 @@ async def test_no_hugging_face_token_is_sent(monkeypatch: pytest.MonkeyPatch) ->
         with pytest.raises(GeneratorUnavailable):
             await _collect(ChatClient(url))
     assert seen and b"hf_secret_must_not_leak" not in seen[0]
+
+
+def _status(url: str, api_key: str | None = None, body: bytes | None = None) -> int:
+    headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {api_key}"} if api_key else {})
+    request = urllib.request.Request(url, data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+async def test_a_keyed_server_refuses_requests_without_its_key(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # As the generator runs it: a child process, the key handed over on stdin (not on its command line).
+    key = "k-" + "7" * 40
+    srv = LlamaServer(_smollm2(tmp_path_factory), ctx_size=1024, in_process=False, api_key=key)
+    with srv:
+        assert srv._proc is not None
+        cmdline = await asyncio.to_thread(Path(f"/proc/{srv._proc.pid}/cmdline").read_bytes)
+        assert key.encode() not in cmdline
+        completion = json.dumps({"prompt": "Hello", "n_predict": 2}).encode()
+        for path, body in (("/completion", completion), ("/slots", None), ("/props", None), ("/metrics", None)):
+            assert _status(f"{srv.base_url}{path}", body=body) == 401, path
+            assert _status(f"{srv.base_url}{path}", api_key="wrong-key", body=body) == 401, path
+        assert _status(f"{srv.base_url}/slots", api_key=key) == 200
+        with pytest.raises(GeneratorRequestError):
+            await _collect(ChatClient(srv.base_url), max_tokens=2)  # no key
+        deltas = await _collect(ChatClient(srv.base_url, api_key=key), max_tokens=2)
+        assert deltas[-1].finish_reason == "length"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 from pathlib import Path
 
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
@@ -33,12 +34,14 @@ async def main() -> None:
             parallel=settings.llama_parallel,
             in_process=False,
             repack_weights=settings.llama_repack,
+            # Minted per start and held only here: no other local process can use the model (issue 34).
+            api_key=secrets.token_urlsafe(32),
         )
         await asyncio.to_thread(llama.start)
         base_url, model_id = llama.base_url, f"llama.cpp:{model_path.name}"
     client = ChatClient(
         base_url,
-        api_key=settings.api_key,
+        api_key=llama.api_key if llama is not None else settings.api_key,
         timeout_s=settings.request_timeout_s,
         cache_prompt=None if settings.prompt_cache else False,
     )

@@ -30,15 +30,20 @@ class LlamaServerError(RuntimeError):
     """The llama.cpp server could not be started or did not become healthy in time."""
 
 
-def _health_ok(base_url: str, timeout: float = 2.0, path: str = "/health") -> bool:
+def _health_ok(base_url: str, timeout: float = 2.0, path: str = "/health", api_key: str | None = None) -> bool:
     try:
         # 127.0.0.1 only, so no proxy: an HTTP(S)_PROXY in the environment must not intercept the probe.
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(f"{base_url}{path}", timeout=timeout) as resp:
+        request = urllib.request.Request(f"{base_url}{path}", headers=_auth_headers(api_key))
+        with opener.open(request, timeout=timeout) as resp:
             return bool(resp.status == 200)
     except (urllib.error.URLError, OSError, ValueError):
         # 503 while the model loads arrives as HTTPError, a subclass of URLError.
         return False
+
+
+def _auth_headers(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
 
 def _prefer_passive_openmp() -> None:
@@ -73,6 +78,11 @@ class LlamaServer:
     (32-37 tokens/s against 38-45 without; decode ~10 tokens/s either way; `python -m
     benchmarks.prompt_reading`), and prompt reading is the time to first token here. Hence
     `repack_weights=False`; other CPUs (AVX-512, ARM) may gain from it, so it stays a setting.
+
+    `api_key`: llama.cpp then answers every endpoint but /health and /v1/models with 401 unless the
+    request carries `Authorization: Bearer <key>`, so another local user or a page in a browser
+    cannot use the model, read /slots (the prompts in flight) or /metrics. The generator mints one
+    per start and keeps it in memory; a child gets it on its stdin, never on its command line.
     """
 
     def __init__(
@@ -90,7 +100,11 @@ class LlamaServer:
         log_verbosity: int = 2,
         passive_wait: bool = True,
         repack_weights: bool = False,
+        api_key: str | None = None,
     ) -> None:
+        if api_key is not None and (not api_key or any(c.isspace() for c in api_key)):
+            raise ValueError("api_key must be a non-empty string without whitespace")
+        self.api_key = api_key
         self.model_path = Path(model_path)
         self.host = host
         self.requested_port = port
@@ -209,6 +223,8 @@ class LlamaServer:
         params.endpoint_slots = True  # start() probes /slots to know the main loop runs
         params.endpoint_metrics = True  # Prometheus /metrics: requests processing and deferred (queued)
         params.verbosity = self.log_verbosity
+        if self.api_key is not None:
+            params.api_keys = [self.api_key]
         return params
 
     def _start_in_process(self) -> None:
@@ -253,6 +269,8 @@ class LlamaServer:
         ]
         if self.repack_weights:
             cmd.append("--repack-weights")
+        if self.api_key is not None:
+            cmd.append("--api-key-stdin")
         # stdin stays open as a lifeline: if this process dies, even by SIGKILL, the child sees EOF and exits.
         env = dict(os.environ)
         if self.passive_wait:
@@ -260,7 +278,10 @@ class LlamaServer:
         self._proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, text=True, bufsize=1, env=env
         )
-        assert self._proc.stdout is not None
+        assert self._proc.stdout is not None and self._proc.stdin is not None
+        if self.api_key is not None:
+            self._proc.stdin.write(self.api_key + "\n")
+            self._proc.stdin.flush()
         line = _readline_until(self._proc.stdout, deadline)
         if line is None or not line.startswith(_READY_PREFIX):
             code = self._proc.poll()
@@ -277,7 +298,7 @@ class LlamaServer:
         # for both matters in-process: ~Server() right after start, before the main loop runs, can wait
         # for it forever (reproduced: 1 hang in 13 start/stop cycles before this wait, 0 in 60 after).
         while True:
-            if _health_ok(self._base_url) and _health_ok(self._base_url, path="/slots"):
+            if _health_ok(self._base_url) and _health_ok(self._base_url, path="/slots", api_key=self.api_key):
                 return
             if self._proc is not None and self._proc.poll() is not None:
                 raise LlamaServerError(f"llama.cpp child exited with code {self._proc.returncode}")
@@ -322,6 +343,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--repack-weights", action="store_true", help="let llama.cpp repack weights for this CPU (slower on AVX2)"
     )
     ap.add_argument("--log-verbosity", type=int, default=2, help="llama.cpp log level: 1 errors .. 4 debug")
+    ap.add_argument(
+        "--api-key-stdin",
+        action="store_true",
+        help="read an API key from the first line of stdin; then every request but /health needs it as a Bearer token",
+    )
     ap.add_argument("--exit-on-stdin-eof", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
@@ -338,6 +364,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
+    api_key = sys.stdin.readline().strip() if args.api_key_stdin else None
+    if args.api_key_stdin and not api_key:
+        print("error: --api-key-stdin but no key on stdin", file=sys.stderr)
+        return 2
     stop = threading.Event()
 
     def _on_signal(signum: int, _frame: object) -> None:
@@ -357,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         in_process=True,
         log_verbosity=args.log_verbosity,
         repack_weights=args.repack_weights,
+        api_key=api_key,
     )
     try:
         server.start()

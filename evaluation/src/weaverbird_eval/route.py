@@ -10,10 +10,17 @@ not know, a name no chunk mentions; and, for comparison, the same without quarte
 report counting for Q4, and without the unknown-company rule), and both.
 c is chosen on the held-out half (the best balanced accuracy) and every share is reported on the dev
 half, so no setting is judged on the questions that chose it.
+
+A third kind of question checks the other direction of the period rule: "year Y answered from the Y+1
+filing". A question about a KB company's year Y, whose company has the Y filing but no Y-1 one, is asked
+about Y-1 instead (the year rewritten in its text): the Y filing's comparative column answers it, so it
+should stay local. Its cosine is the original question's (one year digit apart); the gate designs judge it
+by the catalog, and the served rule asks the lexical index whether the Y filing writes Y-1.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +59,7 @@ class Case:
     covered_without_dates: bool = True  # as served before a date after the company's newest document counted
     term_coverage: float = 1.0  # the best share of the question's terms one of its first K passages holds
     names_company: bool = False  # the question names a catalog company (the term rule does not apply)
+    comparative: bool = False  # answerable only from the next year's filing (its comparative column)
 
 
 @dataclass
@@ -133,6 +141,49 @@ class _Catalog:
 
 def _without(arguments: Mapping[str, Any], *names: str) -> dict[str, Any]:
     return {k: v for k, v in arguments.items() if k not in names}
+
+
+def _year_earlier(text: str, year: int) -> str:
+    """The question with `year` written one year earlier (FY2023 -> FY2022, 2023 -> 2022)."""
+    return re.sub(rf"(?<!\d){year}(?!\d)", str(year - 1), text)
+
+
+def _comparative_case(query: Any, vector: Any, store: Any, catalog: _Catalog, best: float) -> Case | None:
+    """The question asked about the year before its own filing's, when the company has no filing for that
+    year: answerable from the comparative column (module docstring). None when the question does not fit."""
+    companies, years, quarters = catalog.without(None)
+    aliases = alias_map(companies)
+    found = filters_from_question(query.text, list(companies), aliases=aliases)
+    company, year = str(found.get("company") or ""), found.get("year")
+    if not company or not isinstance(year, int) or year not in years.get(company, ()) or year - 1 in years[company]:
+        return None
+    earlier = _year_earlier(query.text, year)
+    asked = filters_from_question(earlier, list(companies), aliases=aliases)
+    if asked.get("year") != year - 1:
+        return None
+    lenient = assess(asked, years, [], next_year=True, company_quarters=quarters)
+    verdict = assess(asked, years, [], company_quarters=quarters)
+    covered = verdict.covered
+    if verdict.gap == "period":  # as QuestionFlow._comparative_mention
+        look = SearchOptions(mode="lexical", text=str(year - 1))
+        covered = bool(store.search(vector, 1, {"company": company, "year": year}, look))
+    return Case(
+        query.id,
+        False,
+        best,
+        covered,
+        verdict.reason,
+        is_held_out(query.id),
+        covered_next_year=lenient.covered,
+        covered_by_names=verdict.covered,
+        covered_years_only=verdict.covered,
+        covered_quarter_q4=verdict.covered,
+        covered_without_zh_names=verdict.covered,
+        covered_without_terms=covered,
+        covered_without_dates=covered,
+        names_company=True,
+        comparative=True,
+    )
 
 
 def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
@@ -220,12 +271,16 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         names_company="company" in found,
                     )
                 )
+            if comparative := _comparative_case(query, vector, store, catalog, cases[-2].best_cosine):
+                cases.append(comparative)
     finally:
         system.close()
     return cases
 
 
 def _shares(cases: Sequence[Case], web: Any) -> tuple[float, float, int]:
+    """(answerable kept local, out-of-KB sent away, answerable questions); comparative cases apart."""
+    cases = [c for c in cases if not c.comparative]
     answerable = [c for c in cases if not c.out_of_kb]
     missing = [c for c in cases if c.out_of_kb]
     local = float(np.mean([not web(c) for c in answerable])) if answerable else 0.0
@@ -278,7 +333,37 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
         local, away, n = _shares(report, web)
         rows.append(GateRow(evalset.name, name, c, round(local, 3), round(away, 3), n))
         print(f"[route {evalset.name}] {name:36s} c={c!s:8s} answerable local {local:.3f}  out-of-KB away {away:.3f}")
+    rows += _comparative_rows(evalset.name, report, default_c)
     return RouteReport(evalset.name, backend, rows, cases)
+
+
+def _comparative_rows(dataset: str, report: Sequence[Case], default_c: float) -> list[GateRow]:
+    """Both directions of the period rule on the dev half: year Y-1 asked of the Y filing kept local, and
+    the out-of-KB questions (own filing left out) sent away, as served and with any Y+1 filing counting."""
+    comparative = [c for c in report if c.comparative]
+    rows = []
+    designs: list[tuple[str, float | None, Any, Any]] = [
+        ("period: year Y from the Y+1 filing (served)", None, lambda x: not x.covered, lambda x: not x.covered),
+        (
+            "period: any Y+1 filing counts",
+            None,
+            lambda x: not x.covered_next_year,
+            lambda x: not x.covered_next_year,
+        ),
+        (
+            "period: year Y from the Y+1 filing (served)+cosine (default c)",
+            default_c,
+            lambda x: x.best_cosine < default_c or not x.covered,
+            lambda x: x.best_cosine < default_c or not x.covered,
+        ),
+    ]
+    for name, c, web_comparative, web_out in designs:
+        local = float(np.mean([not web_comparative(x) for x in comparative])) if comparative else 0.0
+        away = _shares(report, web_out)[1]
+        rows.append(GateRow(dataset, name, c, round(local, 3), round(away, 3), len(comparative)))
+        shown = f"year Y from the Y+1 filing kept local {local:.3f} ({len(comparative)})"
+        print(f"[route {dataset}] {name}: {shown}, out-of-KB away {away:.3f}")
+    return rows
 
 
 TERM_STEPS = [round(0.05 * i, 2) for i in range(21)]

@@ -12,15 +12,22 @@ def test_route_eval_asks_each_question_with_and_without_its_document(tiny_data: 
     out = tmp_path / "out"
     assert cli.main(["route", "--data", str(tiny_data), "--datasets", "financebench", "--out", str(out)]) == 0
     [report] = json.loads((out / "route.json").read_text())
-    cases = report["cases"]
+    cases = [c for c in report["cases"] if not c["comparative"]]
     assert len(cases) == 2 * 3 and sum(c["out_of_kb"] for c in cases) == 3
     by = {(c["query_id"], c["out_of_kb"]): c for c in cases}
+    # Each question also asked a year earlier, answerable from its filing's comparative column: ACME's 2022
+    # report writes "fiscal 2021" and Bolt's 2023 report "2022", so the served rule keeps them local.
+    comparative = {c["query_id"]: c for c in report["cases"] if c["comparative"]}
+    assert set(comparative) == {"fb-1", "fb-2", "fb-3"}
+    assert all(c["covered"] and not c["out_of_kb"] for c in comparative.values())
     # With its filing the question's company is in the catalog; without it no chunk names ACME at all.
     assert by[("fb-1", False)]["covered"]
     assert not by[("fb-1", True)]["covered"] and "ACME" in by[("fb-1", True)]["reason"]
     rows = {r["design"]: r for r in report["rows"]}
     assert set(rows) >= {"coverage", "cosine (default c)", "coverage+cosine (c tuned on held-out)"}
     assert rows["coverage"]["answerable_local"] == 1.0 and rows["coverage"]["out_of_kb_web"] == 1.0
+    served = rows["period: year Y from the Y+1 filing (served)"]
+    assert served["answerable_local"] == 1.0 and served["out_of_kb_web"] == 1.0  # both directions
     assert "| financebench | coverage |" in (out / "route.md").read_text()
     assert all(0.0 <= c["term_coverage"] <= 1.0 for c in cases)
     assert "Minimum term coverage chosen on the held-out halves of financebench" in (out / "route.md").read_text()

@@ -204,6 +204,20 @@ async def test_an_undated_page_of_the_company_that_mentions_the_year_covers_it()
     assert route == Route.WEB  # no undated pages: the dated catalog decides, nothing is looked up
 
 
+async def test_the_next_years_filing_that_reports_the_year_covers_it() -> None:
+    # Aurora's FY2022 report carries FY2021 as its comparative column: the KB holds FY2021.
+    peers = UndatedPeers({"2021"})
+    route, _ = await _route(_flow(peers), "What were Aurora's net sales in fiscal 2021?")
+    assert route == Route.LOCAL
+    assert peers.lookup_filters == [{"company": "AURORA", "year": 2022}]  # only the next year's filing
+    route, note = await _route(_flow(UndatedPeers({"2019"})), "What were Aurora's net sales in fiscal 2021?")
+    assert route == Route.WEB and "no 2021 document of AURORA" in note  # the filing never writes 2021
+    peers = UndatedPeers({"2019"})
+    route, _ = await _route(_flow(peers), "What were Aurora's net sales in fiscal 2020?")
+    assert route == Route.WEB  # no filing of 2021 to carry 2020, and no undated page writes it
+    assert peers.lookup_filters == [{"company": "AURORA", "year": 0}]  # only the undated pages were asked
+
+
 async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_company() -> None:
     # "MGM" starts MGMRESORTS, the deployment's name for it: a second company "MGM" would split its pages.
     settings = OrchestratorSettings(

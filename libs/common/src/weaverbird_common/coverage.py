@@ -4,12 +4,15 @@ A cosine cannot tell "a similar filing" from "the right filing": a question abou
 scores as high on Amazon's revenue page as on 3M's. What can tell is the catalog: which companies and
 fiscal years the KB's documents are about. Two checks come from it:
 
-- period: the question names a KB company and a fiscal year, and no document of that company is for
-  that year. (Letting a filing for year Y+1 count for Y, as its comparative, kept as many answerable
-  FinanceBench questions local and sent fewer out-of-KB ones away: 0.43 against 0.67 on the dev half,
-  `weaverbird eval route`; so only the year itself counts unless asked.) Documents of the company
-  that carry no year (most web pages) may be about any year: the caller asks the lexical index
-  whether one of them mentions the question's year before it trusts a "period" gap.
+- period: the question names a KB company and a fiscal year, and the KB does not hold that year: no
+  document of that company is for that year, and its filing for the next year (whose comparative column
+  reports the year: period_covered(next_year=True)) does not mention it either. The caller asks the
+  lexical index whether the next year's filing writes the year. (A blanket "next year counts" sent fewer
+  leave-one-filing-out FinanceBench questions away, 0.43 against 0.67, but those questions are answerable
+  from the next filing's comparatives: `weaverbird eval route` now reports them as answerable cases of
+  their own, "year Y from the Y+1 filing".) Documents of the company that carry no year (most web
+  pages) may be about any year: the caller asks the lexical index whether one of them mentions the
+  question's year before it trusts a "period" gap.
 - quarter: the question names a KB company, a fiscal year and a quarter ("Q2 of FY2023"), and no
   document of that company is for that quarter (a 10-Q, an earnings release); the year's annual report
   counts for Q4 only when asked (`weaverbird eval route` measures both).

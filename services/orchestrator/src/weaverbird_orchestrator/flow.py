@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Protocol
 
 from weaverbird_common import telemetry
-from weaverbird_common.coverage import KnownNames, assess, names_to_look_up, unknown_companies
+from weaverbird_common.coverage import KnownNames, assess, names_to_look_up, period_covered, unknown_companies
 from weaverbird_common.dates import latest_date
 from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import IngestMessage
@@ -295,6 +295,8 @@ class QuestionFlow:
             asked_date=latest_date(params.question),
             latest_dates=catalog.latest,
         )
+        if verdict.gap == "period" and await self._comparative_mention(params.filters, catalog, vector):
+            return "", "", ""
         if verdict.gap in ("period", "quarter") and await self._undated_mention(params.filters, catalog, vector):
             return "", "", ""
         # Pages fetched for a name the deployment knows ("MGM" of MGMRESORTS) are filed under that company,
@@ -313,6 +315,19 @@ class QuestionFlow:
             self._known_for = catalog
             self._known_keys = (KnownNames([*catalog.names, *self._s.known_companies]), KnownNames(catalog.names))
         return self._known_keys
+
+    async def _comparative_mention(
+        self, filters: Mapping[str, str | int], catalog: Catalog, vector: list[float]
+    ) -> bool:
+        """Whether the company's filing for the year after the question's mentions that year: an annual
+        report carries the prior year's figures as its comparative column, so the KB holds the period even
+        though no document is dated with it. Only the next year's filing counts (coverage.period_covered);
+        the lexical look-up keeps a filing that never writes the year from counting."""
+        company, year = str(filters.get("company", "")), filters.get("year")
+        if not isinstance(year, int) or not period_covered(catalog.years.get(company, ()), year, next_year=True):
+            return False
+        found = await self._peers.search(vector, 1, {"company": company, "year": year + 1}, str(year), "lexical")
+        return bool(found)
 
     async def _undated_mention(self, filters: Mapping[str, str | int], catalog: Catalog, vector: list[float]) -> bool:
         """Whether one of the company's documents that carry no year (web pages the KB grew by) mentions

@@ -4,8 +4,10 @@ On first start `up` creates a local CA in `<data dir>/tls/`, a certificate for e
 presents it as server and as client), one for the launcher and one for the CLI, and an access policy:
 services hold the `service` role by their certificate (the ingester also `admin`, as the KB's front
 door deletes chunks), and two tokens are written, `cli.token` (admin: the machine's user) and
-`web.token` (admin too: the page on 127.0.0.1 is the same user). The files stay readable by the owner
-only; the CLI finds them through its data dir, so `weaverbird ask` needs no flags.
+`web.token` (ask and add only: the gateway sends it for requests that carry no credentials, so whoever
+reaches the page may ask and add but never delete; a delete needs the admin token sent by the person).
+The files stay readable by the owner only; the CLI finds them through its data dir, so `weaverbird ask`
+needs no flags.
 """
 
 from __future__ import annotations
@@ -57,12 +59,12 @@ class LocalSecurity:
             if not security.files(identity).cert.exists():
                 ca.issue(identity)
         tokens = []
-        for name in ("cli", "web"):
+        for name, roles in (("cli", ["admin"]), ("web", ["add"])):
             path = directory / f"{name}.token"
             if not path.exists():
                 path.write_text(secrets.token_urlsafe(32) + "\n")
                 path.chmod(0o600)
-            tokens.append({"name": f"local-{name}", "sha256": token_digest(security.token(name)), "roles": ["admin"]})
+            tokens.append({"name": f"local-{name}", "sha256": token_digest(security.token(name)), "roles": roles})
         policy = {"tokens": tokens, "certificates": {i: SERVICE_ROLES.get(i, []) for i in (*identities, "launcher")}}
         security.policy.write_text(json.dumps(policy, indent=2))
         security.policy.chmod(0o600)

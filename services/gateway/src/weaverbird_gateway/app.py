@@ -23,16 +23,33 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from weaverbird_gateway import convert, schemas, sse, uploads
 from weaverbird_gateway.backend import Backend, forward_authorization
 from weaverbird_gateway.errors import GatewayError
+from weaverbird_gateway.guard import RequestGuard
 from weaverbird_gateway.settings import GatewaySettings
 
 log = logging.getLogger(__name__)
 
 STATIC = resources.files("weaverbird_gateway") / "static"
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": schemas.ErrorBody} for status in (400, 409, 422, 429, 502, 503, 504)
+_ERROR_TEXT = {
+    400: "Bad request, an unknown Host header (GATEWAY_ALLOWED_HOSTS) or a malformed Authorization header.",
+    401: "Credentials missing or not accepted; `WWW-Authenticate: Bearer` says which.",
+    403: "The caller's role does not allow this, or a write came from another site (Origin / Sec-Fetch-Site).",
+    413: "The request body is over GATEWAY_MAX_BODY_KB (uploads: GATEWAY_MAX_UPLOAD_MB).",
+    431: "The request line and headers are over GATEWAY_MAX_HEADER_KB (answered by the server, plain text).",
 }
-_KB_ERRORS: dict[int | str, dict[str, Any]] = {404: {"model": schemas.ErrorBody}, **_ERRORS}
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for these statuses, each an ErrorBody (431 comes from the HTTP server)."""
+    return {
+        status: {"model": schemas.ErrorBody, **({"description": _ERROR_TEXT[status]} if status in _ERROR_TEXT else {})}
+        for status in statuses
+    }
+
+
+_ERRORS = _errors(400, 401, 403, 409, 413, 422, 429, 431, 502, 503, 504)
+_READ_ERRORS = _errors(400, 401, 403, 422, 429, 431, 502, 503, 504)
+_KB_ERRORS = {**_errors(404), **_READ_ERRORS}
 # Document ids are 16 hex digits; the bound only keeps junk out of the gRPC call.
 DocumentId = Annotated[str, Path(min_length=1, max_length=256, description="The document's id.")]
 # Each Server-Sent Event's name and the schema of its `data` (listed in components/schemas).
@@ -102,7 +119,12 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = HTTPStatus(exc.status_code).name if exc.status_code in HTTPStatus._value2member_map_ else "HTTP_ERROR"
+        if exc.status_code == 413:
+            code = "PAYLOAD_TOO_LARGE"  # as uploads.too_large names it
+        elif exc.status_code in HTTPStatus._value2member_map_:
+            code = HTTPStatus(exc.status_code).name
+        else:
+            code = "HTTP_ERROR"
         return _error_response(GatewayError(exc.status_code, str(exc.detail), code, dict(exc.headers or {})))
 
     @app.exception_handler(Exception)
@@ -122,12 +144,14 @@ async def _read_upload(request: Request, limit: int) -> tuple[bytes, str, str | 
     except GatewayError:
         raise
     except StarletteHTTPException as exc:  # malformed multipart, too many fields
+        if exc.status_code == 413:
+            raise
         raise GatewayError(400, f"cannot read the form: {exc.detail}", "INVALID_ARGUMENT") from None
     try:
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise GatewayError(422, "form field 'file' (a file) is required", "INVALID_ARGUMENT")
-        filename = upload.filename or ""
+        filename = uploads.safe_filename(upload.filename or "")
         uploads.accept_file(filename, upload.content_type)
         data = await upload.read(limit + 1)
         if len(data) > limit:
@@ -181,6 +205,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     )
     _install_error_handlers(app)
     _document_stream_events(app)
+    app.add_middleware(RequestGuard, settings=settings)
 
     def backend(request: Request) -> Backend:
         # The services decide what this caller may do, from its own credentials.
@@ -226,7 +251,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         tags=["knowledge base"],
         status_code=201,
         openapi_extra=_UPLOAD_BODY,
-        responses={413: {"model": schemas.ErrorBody}, 415: {"model": schemas.ErrorBody}, **_ERRORS},
+        responses={415: {"model": schemas.ErrorBody}, **_ERRORS},
     )
     async def upload(request: Request) -> schemas.DocumentAdded:
         """Adds an uploaded file (PDF, HTML, Markdown or text, up to GATEWAY_MAX_UPLOAD_MB) to the knowledge
@@ -239,7 +264,7 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         reply = await backend(request).add_document(convert.add_file_request(data, filename, meta))
         return convert.document_added(reply)
 
-    @app.get("/api/documents", tags=["knowledge base"], responses=_ERRORS)
+    @app.get("/api/documents", tags=["knowledge base"], responses=_READ_ERRORS)
     async def list_documents(
         request: Request,
         origin: Annotated[
@@ -274,7 +299,8 @@ def create_app(settings: GatewaySettings) -> FastAPI:
     @app.delete("/api/documents/{document_id}", tags=["knowledge base"], responses=_KB_ERRORS)
     async def delete_document(document_id: DocumentId, request: Request) -> schemas.DocumentDeleted:
         """Deletes a document: its chunks and the ingester's dedupe entry, so the same URL can be added
-        again; 404 if there was nothing to delete."""
+        again; 404 if there was nothing to delete. Needs an admin's own `Authorization: Bearer <token>`:
+        the gateway's default token is never sent for it."""
         return convert.document_deleted(await backend(request).delete_document(document_id))
 
     @app.get("/healthz", tags=["operations"])

@@ -18,6 +18,7 @@ from weaverbird_common.clients import open_channel
 from weaverbird_common.tls import tls_files
 
 from weaverbird_gateway import convert
+from weaverbird_gateway.credentials import unauthorized
 from weaverbird_gateway.errors import from_rpc_error
 from weaverbird_gateway.settings import GatewaySettings
 
@@ -50,14 +51,18 @@ class Backend:
         await self._orchestrator.close()
         await self._ingester.close()
 
-    def _metadata(self) -> tuple[tuple[str, str], ...]:
-        """The caller's credentials for one call: its own header, else the configured default token."""
+    def _metadata(self, *, default_allowed: bool = True) -> tuple[tuple[str, str], ...]:
+        """The caller's credentials for one call: its own header, else (unless `default_allowed` is False,
+        as for deletes: no anonymous admin) the configured default token."""
         header = _authorization.get()
-        if header is None and self._settings.default_token is not None:
+        if header is None and default_allowed and self._settings.default_token is not None:
             header = f"Bearer {self._settings.default_token.get_secret_value()}"
         return (("authorization", header),) if header else ()
 
-    def _error(self, exc: grpc.aio.AioRpcError, peer: str) -> Exception:
+    def _error(self, exc: grpc.aio.AioRpcError, peer: str, metadata: tuple[tuple[str, str], ...] = ()) -> Exception:
+        if exc.code() == grpc.StatusCode.UNAUTHENTICATED:
+            # The service cannot tell a missing token from a wrong one in its message; the gateway can.
+            return unauthorized(credentials_sent=bool(metadata))
         return from_rpc_error(exc, peer, retry_after_s=self._settings.retry_after_s)
 
     async def ask(self, request: orchestrator_pb2.AskRequest) -> AskEvents:
@@ -66,56 +71,58 @@ class Backend:
         The orchestrator validates before it sends anything, so waiting for the first event here turns a
         bad question into an HTTP error status instead of an error in the middle of a 200 stream.
         """
-        call = self._ask.AskStream(request, timeout=self._settings.ask_timeout_s, metadata=self._metadata())
+        metadata = self._metadata()
+        call = self._ask.AskStream(request, timeout=self._settings.ask_timeout_s, metadata=metadata)
         try:
             first = await call.read()
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "orchestrator") from None
+            raise self._error(exc, "orchestrator", metadata) from None
         return _events(call, None if first is grpc.aio.EOF else first, self._settings.retry_after_s)
 
     async def retrieve(self, request: orchestrator_pb2.AskRequest) -> orchestrator_pb2.RetrieveResponse:
+        metadata = self._metadata()
         try:
-            return await self._ask.Retrieve(
-                request, timeout=self._settings.retrieve_timeout_s, metadata=self._metadata()
-            )
+            return await self._ask.Retrieve(request, timeout=self._settings.retrieve_timeout_s, metadata=metadata)
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "orchestrator") from None
+            raise self._error(exc, "orchestrator", metadata) from None
 
     async def add_document(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
+        metadata = self._metadata()
         try:
-            return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s, metadata=self._metadata())
+            return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s, metadata=metadata)
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester") from None
+            raise self._error(exc, "ingester", metadata) from None
 
     async def list_documents(
         self, request: ingester_pb2.IngesterServiceListDocumentsRequest
     ) -> ingester_pb2.IngesterServiceListDocumentsResponse:
+        metadata = self._metadata()
         try:
-            return await self._add.ListDocuments(
-                request, timeout=self._settings.kb_timeout_s, metadata=self._metadata()
-            )
+            return await self._add.ListDocuments(request, timeout=self._settings.kb_timeout_s, metadata=metadata)
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester") from None
+            raise self._error(exc, "ingester", metadata) from None
 
     async def get_document(self, document_id: str) -> ingester_pb2.IngesterServiceGetDocumentResponse:
+        metadata = self._metadata()
         try:
             return await self._add.GetDocument(
                 ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id),
                 timeout=self._settings.kb_timeout_s,
-                metadata=self._metadata(),
+                metadata=metadata,
             )
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester") from None
+            raise self._error(exc, "ingester", metadata) from None
 
     async def delete_document(self, document_id: str) -> ingester_pb2.IngesterServiceDeleteDocumentResponse:
+        metadata = self._metadata(default_allowed=False)
         try:
             return await self._add.DeleteDocument(
                 ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id),
                 timeout=self._settings.kb_timeout_s,
-                metadata=self._metadata(),
+                metadata=metadata,
             )
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester") from None
+            raise self._error(exc, "ingester", metadata) from None
 
     async def orchestrator_status(self) -> str:
         """The orchestrator's grpc.health.v1 status name ("SERVING", ...), or why it could not be read."""

@@ -11,6 +11,7 @@ from weaverbird.v1 import common_pb2, ingester_pb2, orchestrator_pb2, retriever_
 
 from weaverbird_gateway import schemas
 from weaverbird_gateway.errors import GatewayError
+from weaverbird_gateway.paths import without_server_path
 
 _ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
 _ORIGIN = {common_pb2.ORIGIN_LOCAL: "local", common_pb2.ORIGIN_WEB: "web"}
@@ -79,7 +80,8 @@ def add_url_request(body: schemas.AddUrlBody) -> ingester_pb2.AddDocumentRequest
 
 
 def add_file_request(data: bytes, filename: str, meta: schemas.DocumentMeta) -> ingester_pb2.AddDocumentRequest:
-    # `source` is the file name: the browser's path is not ours to know, and ids key on the name anyway.
+    # `source` is the file name (sanitised by uploads.safe_filename): the browser's path is not ours to
+    # know, and ids key on the name anyway.
     return _build(
         ingester_pb2.AddDocumentRequest,
         data=data,
@@ -180,8 +182,8 @@ def chart(c: orchestrator_pb2.ChartSpec) -> schemas.ChartInfo:
 def citation(c: orchestrator_pb2.Citation) -> schemas.Citation:
     return schemas.Citation(
         number=c.number,
-        title=c.title,
-        source=c.source,
+        title=without_server_path(c.title),
+        source=without_server_path(c.source),
         page=c.page,
         origin=_ORIGIN.get(c.origin, "unspecified"),  # type: ignore[arg-type]
         score=c.score,
@@ -245,7 +247,11 @@ def ask_event(event: orchestrator_pb2.AskEvent) -> tuple[str, dict[str, Any]]:
 
 def document_added(reply: ingester_pb2.AddDocumentResponse) -> schemas.DocumentAdded:
     return schemas.DocumentAdded(
-        document_id=reply.document_id, title=reply.title, pages=reply.pages, chunks=reply.chunks, queued=reply.queued
+        document_id=reply.document_id,
+        title=without_server_path(reply.title),
+        pages=reply.pages,
+        chunks=reply.chunks,
+        queued=reply.queued,
     )
 
 
@@ -283,8 +289,8 @@ def document(d: retriever_pb2.DocumentSummary) -> schemas.DocumentInfo:
     p = d.provenance
     return schemas.DocumentInfo(
         document_id=d.document_id,
-        title=d.title,
-        source=d.source,
+        title=without_server_path(d.title),
+        source=without_server_path(d.source),
         language=d.language,
         company=d.company,
         aliases=list(d.aliases),

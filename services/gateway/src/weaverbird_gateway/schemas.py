@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Values must fit the int32 fields of the gRPC messages; ranges that matter are checked by the services.
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+# The orchestrator's default question limit (ORCHESTRATOR_MAX_QUESTION_CHARS); longer ones go no further.
+MAX_QUESTION_CHARS = 2000
 
 
 class _Strict(BaseModel):
@@ -47,7 +49,12 @@ class Turn(_Strict):
 class AskBody(_Strict):
     """A question with the paper's three knobs (K, J and c), the conversation so far, and the task wanted."""
 
-    question: str = Field(description="1..2000 characters, English or Chinese.")
+    question: str = Field(
+        min_length=1,
+        max_length=MAX_QUESTION_CHARS,
+        description="English or Chinese. The orchestrator refuses a blank one (400) and one over its own "
+        "ORCHESTRATOR_MAX_QUESTION_CHARS (2000 by default).",
+    )
     top_k: Int32 | None = Field(None, description="K: passages retrieved per source; unset = deployment default.")
     top_j: Int32 | None = Field(None, description="J: passages given to the model (<= K); the rest is further reading.")
     threshold: float | None = Field(

@@ -1,4 +1,5 @@
-"""Gateway settings (env prefix GATEWAY_): where it listens, which services it calls, upload limits."""
+"""Gateway settings (env prefix GATEWAY_): where it listens, which services it calls, who may reach it
+(host names, origins) and the size limits of what it reads."""
 
 from __future__ import annotations
 
@@ -23,6 +24,23 @@ class GatewaySettings(BaseSettings):
         gt=0,
         description="Largest file POST /api/documents/upload accepts, in MiB (keep <= INGESTER_MAX_DOCUMENT_MB).",
     )
+    max_body_kb: int = Field(
+        1024, ge=1, description="Largest body of a JSON request, in KiB; a larger one gets 413 before it is read."
+    )
+    max_header_kb: int = Field(
+        32, ge=1, le=1024, description="Largest request line + headers, in KiB; larger ones get 431 (h11's buffer)."
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["localhost", "127.0.0.1", "[::1]"],
+        description='Host names served, any port (JSON list; "*.example.com" matches subdomains); another Host '
+        "header gets 400, so a DNS-rebinding page cannot reach the API. The chart adds its Service and Ingress names.",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host[:port]) whose pages may send writes besides the gateway's own origin "
+        "(e.g. behind a proxy that rewrites Host). A write from another Origin, or with Sec-Fetch-Site: cross-site, "
+        "gets 403.",
+    )
     ask_timeout_s: float = Field(600.0, gt=0, description="Deadline of one streamed answer (CPU models are slow).")
     retrieve_timeout_s: float = Field(30.0, gt=0, description="Deadline of one Retrieve call.")
     add_timeout_s: float = Field(300.0, gt=0, description="Deadline of one AddDocument call (a large PDF takes time).")
@@ -44,10 +62,19 @@ class GatewaySettings(BaseSettings):
     tls_ca_file: Path | None = Field(None, description="PEM CA that signed the services' certificates.")
     default_token: SecretStr | None = Field(
         None,
-        description="Bearer token sent for HTTP requests that carry no Authorization header of their own; for a "
-        "single-user local run (`weaverbird up`) only: in a cluster an auth proxy in front supplies the user's.",
+        description="Bearer token sent for HTTP requests that carry no Authorization header of their own, except "
+        "deletes (an admin must send their own); for a single-user local run (`weaverbird up`, whose web token may "
+        "ask and add only): in a cluster an auth proxy in front supplies the user's.",
     )
 
     @property
     def max_upload_bytes(self) -> int:
         return int(self.max_upload_mb * 1024 * 1024)
+
+    @property
+    def max_body_bytes(self) -> int:
+        return self.max_body_kb * 1024
+
+    @property
+    def max_header_bytes(self) -> int:
+        return self.max_header_kb * 1024

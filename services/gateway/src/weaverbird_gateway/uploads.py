@@ -1,8 +1,10 @@
-"""What POST /api/documents/upload accepts: the ingester's file types, and a size limit enforced while
-the body arrives (a too-large upload is refused before it is read whole, not after)."""
+"""What POST /api/documents/upload accepts: the ingester's file types, a size limit enforced while the
+body arrives (a too-large upload is refused before it is read whole, not after), and a file name cleaned
+of path parts and control characters before it becomes a source or a title."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import PurePosixPath
 
 from starlette.types import Message, Receive
@@ -24,11 +26,24 @@ _GENERIC = frozenset({"", "application/octet-stream", "binary/octet-stream"})
 MULTIPART_OVERHEAD = 64 * 1024
 
 ACCEPTED_EXTENSIONS = tuple(sorted(EXTENSIONS))
+MAX_FILENAME_CHARS = 200
+
+
+def safe_filename(filename: str) -> str:
+    """The name's last path part (either slash), without control or format characters (NUL, newlines,
+    bidi overrides that disguise an extension), trimmed, at most MAX_FILENAME_CHARS with its extension."""
+    name = PurePosixPath(filename.replace("\\", "/")).name
+    name = "".join(c for c in name if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"))
+    name = " ".join(name.split()).strip(". ")
+    if len(name) > MAX_FILENAME_CHARS:
+        suffix = PurePosixPath(name).suffix[:16]
+        name = name[: MAX_FILENAME_CHARS - len(suffix)] + suffix
+    return name
 
 
 def accept_file(filename: str, content_type: str | None) -> None:
     """Raises a 415 GatewayError unless the ingester can read a file of this name and declared type."""
-    name = PurePosixPath(filename.replace("\\", "/")).name
+    name = safe_filename(filename)
     ext = PurePosixPath(name).suffix.lower()
     if not name or ext not in EXTENSIONS:
         raise GatewayError(

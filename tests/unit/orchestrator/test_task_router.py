@@ -36,6 +36,12 @@ RULE_CASES = [
     ("Discuss the drivers of Hollowmere's margin and illustrate them.", Task.ANALYSIS),
     ("用柱状图展示溪山电力各年的发电量。", Task.ANALYSIS),
     ("评估溪山电力的偿债能力。", Task.ANALYSIS),
+    # A report named as the source is where a looked-up figure stands; a report to write is an analysis.
+    ("根据溪山电力2023年年度报告，营业成本是多少？", Task.LOOKUP),
+    ("溪山电力半年度报告中披露的短期借款是多少？", Task.LOOKUP),
+    ("According to Hollowmere's 10-K report, what was its operating profit?", Task.LOOKUP),
+    ("溪山电力三季度报告中营业成本同比增加了多少？", Task.CALCULATION),
+    ("请撰写一份溪山电力经营情况的报告。", Task.ANALYSIS),
 ]
 
 

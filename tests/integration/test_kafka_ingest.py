@@ -8,6 +8,8 @@ Each test gets its own topics and consumer group on the session broker.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import time
 from collections import Counter
@@ -24,6 +26,7 @@ from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.errors import Unavailable
 from weaverbird_common.ingest_messages import (
+    SIGNATURE_HEADER,
     IngestMessage,
     decode_dead_letter,
     decode_ingest_message,
@@ -495,3 +498,47 @@ async def test_a_page_seen_untagged_is_rewritten_under_its_company_and_stays_the
     probe = kb.backend.embed(["Tagco revenue"], "query")[0]
     hits = kb.store.search(probe, k=100, filters={"company": "TAGCO"})
     assert hits and {h.payload["document_id"] for h in hits} == {document_id_for(url)}
+
+
+# The local broker (Tansu) takes records from anyone on the machine, so the ingester trusts only records
+# signed with the stack's producer key (issue 34): forged, unsigned or re-signed records are dead-lettered
+# as "unauthenticated" and never enter the knowledge base; confluent-kafka plays the intruder.
+SIGNING_KEY = "stack-minted-signing-key-" + "x" * 20
+
+
+async def test_only_records_signed_by_a_trusted_producer_enter_the_kb(
+    topics: Topics, kb: InProcessKnowledgeBase, dedupe: DedupeIndex
+) -> None:
+    settings = topics.settings(partitions=1, signing_key=SIGNING_KEY)
+    forged = [
+        _message("https://attacker.example/unsigned", "Forgedco reported revenue of 999 billion dollars."),
+        _message("https://attacker.example/wrong-key", "Forgedco reported profit of 777 billion dollars."),
+        _message("https://attacker.example/replayed-sig", "Forgedco reported assets of 555 billion dollars."),
+    ]
+    genuine = _message("https://news.example.com/trusted", "Trustco reported fiscal 2023 revenue of 41 million.")
+    # The intruder: another client on the same broker, without the key.
+    intruder = confluent_kafka.Producer({"bootstrap.servers": topics.broker.bootstrap_servers})
+    values = [encode_ingest_message(m) for m in forged]
+    wrong = hmac.new(b"guessed-key", values[1], hashlib.sha256).hexdigest().encode()
+    intruder.produce(settings.ingest_topic, value=values[0])
+    intruder.produce(settings.ingest_topic, value=values[1], headers=[(SIGNATURE_HEADER, wrong)])
+    # A valid signature copied from another record does not sign this one.
+    publisher = IngestPublisher(settings)
+    publisher.publish(genuine)
+    publisher.close(timeout=10)
+    assert (publisher.published, publisher.failed) == (1, 0)
+    assert intruder.flush(10) == 0
+    (signed,) = [r for r in _read_topic(topics.broker, settings.ingest_topic, 3) if r.value not in values]
+    stolen = dict(signed.headers)[SIGNATURE_HEADER]
+    intruder.produce(settings.ingest_topic, value=values[2], headers=[(SIGNATURE_HEADER, stolen)])
+    assert intruder.flush(10) == 0
+
+    consumer = _consumer(settings, RecordingWriter(kb), dedupe)
+    await _run_until(consumer, lambda: consumer.processed + consumer.dead_lettered == 4)
+
+    assert (consumer.processed, consumer.dead_lettered) == (1, 3)
+    assert kb.points_of(document_id_for(genuine.url))
+    assert all(not kb.points_of(document_id_for(m.url)) for m in forged)
+    letters = [decode_dead_letter(r.value) for r in _read_topic(topics.broker, settings.dead_letter_topic, 3)]
+    assert [letter.reason for letter in letters] == ["unauthenticated"] * 3
+    assert all(SIGNING_KEY not in letter.error for letter in letters)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import signal
 import sys
 import time
@@ -225,7 +226,13 @@ def stack_config(
             "ORCHESTRATOR_QUERY_EMBEDDER": "in_process",
             "ORCHESTRATOR_QUERY_EMBEDDER_BACKEND": settings.embedder_backend,
         }
-    kafka = {"KAFKA__BOOTSTRAP_SERVERS": kafka_bootstrap} if kafka_bootstrap else {}
+    # Tansu cannot require authentication (issue 34): the ingester trusts only records signed with a
+    # key minted here and given to the producers (orchestrator, ingester) alone.
+    kafka = (
+        {"KAFKA__BOOTSTRAP_SERVERS": kafka_bootstrap, "KAFKA__SIGNING_KEY": secrets.token_urlsafe(32)}
+        if kafka_bootstrap
+        else {}
+    )
     return StackConfig(
         base_port=settings.base_port,
         data_dir=Path(settings.data_dir),

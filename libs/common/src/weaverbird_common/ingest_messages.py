@@ -14,8 +14,10 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import json
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import urlsplit
@@ -40,6 +42,7 @@ DeadLetterReason = Literal[
     "fetch_failed",  # URL-only message whose page could not be fetched after retries
     "unreadable",  # no text could be extracted (weaverbird_common.docs.loaders.UnreadableDocument)
     "write_failed",  # chunking/embedding/storing failed for a reason retrying did not fix
+    "unauthenticated",  # not signed with the producers' key (KafkaSettings.signing_key)
 ]
 
 Origin = Literal["web", "user"]
@@ -57,6 +60,27 @@ class IngestMessageError(ValueError):
 def sha256_text(text: str) -> str:
     """Hex SHA-256 of `text` as UTF-8: the `content_sha256` of a message carrying `text`."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# Record header carrying hex HMAC-SHA256(signing key, record value). The local broker (Tansu) cannot
+# require authentication with in-memory storage, so anyone on the machine can produce to it; the
+# ingester trusts a record only when a producer holding the stack's key signed it.
+SIGNATURE_HEADER = "weaverbird-signature"
+
+
+def record_signature(key: str, value: bytes) -> bytes:
+    """The SIGNATURE_HEADER value for a record `value` under `key`."""
+    return hmac.new(key.encode("utf-8"), value, hashlib.sha256).hexdigest().encode("ascii")
+
+
+def check_record_signature(key: str, value: bytes, headers: Sequence[tuple[str, bytes | None]] | None) -> None:
+    """Raises IngestMessageError("unauthenticated") unless `headers` (Kafka's [(name, bytes)]) carry
+    a valid signature of `value`; compared in constant time."""
+    given = [v for k, v in (headers or []) if k == SIGNATURE_HEADER]
+    if len(given) != 1 or not isinstance(given[0], bytes):
+        raise IngestMessageError("unauthenticated", "the record is not signed by a trusted producer")
+    if not hmac.compare_digest(given[0], record_signature(key, value)):
+        raise IngestMessageError("unauthenticated", "the record's signature does not match")
 
 
 def _utc(value: datetime) -> datetime:

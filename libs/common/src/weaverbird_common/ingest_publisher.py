@@ -18,7 +18,13 @@ from typing import Any
 
 from weaverbird_common import telemetry
 from weaverbird_common.docs.loaders import document_id_for
-from weaverbird_common.ingest_messages import IngestMessage, IngestMessageError, encode_ingest_message
+from weaverbird_common.ingest_messages import (
+    SIGNATURE_HEADER,
+    IngestMessage,
+    IngestMessageError,
+    encode_ingest_message,
+    record_signature,
+)
 from weaverbird_common.kafka_config import KafkaSettings
 
 log = logging.getLogger(__name__)
@@ -158,12 +164,17 @@ class IngestPublisher:
             # Logged at debug: the outage itself was reported once by _connect.
             self._count_failure("Kafka unreachable; message %s dropped", message.message_id, level=logging.DEBUG)
             return
+        all_headers = list(headers or [])
+        if self._settings.signing_key is not None:
+            all_headers.append(
+                (SIGNATURE_HEADER, record_signature(self._settings.signing_key.get_secret_value(), value))
+            )
         try:
             future = producer.send(
                 self._settings.ingest_topic,
                 value=value,
                 key=document_id_for(message.url).encode("ascii"),
-                headers=list(headers) if headers else None,
+                headers=all_headers or None,
             )
         except Exception as exc:  # KafkaTimeoutError (no metadata), size and buffer errors alike
             self._count_failure("message %s not published: %s: %s", message.message_id, type(exc).__name__, exc)

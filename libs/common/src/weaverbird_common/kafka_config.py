@@ -34,6 +34,13 @@ class KafkaSettings(BaseModel):
     sasl_mechanism: SaslMechanism | None = Field(None, description="SASL mechanism for SASL_* protocols.")
     sasl_username: str | None = Field(None, description="SASL user name.")
     sasl_password: SecretStr | None = Field(None, description="SASL password (from a secret, never a default).")
+    signing_key: SecretStr | None = Field(
+        None,
+        min_length=32,
+        description="Shared secret of the trusted producers: they sign each ingest record (HMAC-SHA256 header) and "
+        "the ingester dead-letters records without a valid signature. `weaverbird up` mints one; on a cluster "
+        "with ACLs it is an extra check.",
+    )
     ssl_cafile: str | None = Field(None, description="CA bundle that signed the brokers' certificates.")
     ssl_certfile: str | None = Field(None, description="Client certificate for mutual TLS.")
     ssl_keyfile: str | None = Field(None, description="Private key of ssl_certfile.")

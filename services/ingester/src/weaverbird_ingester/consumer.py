@@ -40,6 +40,7 @@ from weaverbird_common.ingest_messages import (
     DeadLetterReason,
     IngestMessage,
     IngestMessageError,
+    check_record_signature,
     decode_ingest_message,
     encode_dead_letter,
 )
@@ -346,6 +347,9 @@ class IngestConsumer:
     async def _handle_in_span(self, record: Any) -> None:
         raw: bytes = record.value or b""
         try:
+            if self._settings.signing_key is not None:
+                # Before anything else: an unsigned record is never fetched, loaded or stored.
+                check_record_signature(self._settings.signing_key.get_secret_value(), raw, record.headers)
             message = decode_ingest_message(raw, max_bytes=self._settings.max_message_bytes)
         except IngestMessageError as exc:
             await self._dead_letter(record, exc.reason, exc, attempts=1)

@@ -52,6 +52,9 @@ class Fact:
     unit: str = "currency"
     currency: str = ""
     scale_text: str = ""
+    # The document's title and source (path or URL), so a figure can be cited without another lookup.
+    title: str = ""
+    source: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -92,4 +95,6 @@ class Fact:
             unit=str(payload.get("unit", "currency")),
             currency=str(payload.get("currency", "")),
             scale_text=str(payload.get("scale_text", "")),
+            title=str(payload.get("title", "")),
+            source=str(payload.get("source", "")),
         )

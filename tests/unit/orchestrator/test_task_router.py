@@ -155,3 +155,12 @@ def test_the_labelled_set_is_balanced_and_split_stably() -> None:
     assert all(halves[split, t.value] >= 5 for split in ("dev", "held-out") for t in Task)
     # The split is pinned: the published results (dev 78, held-out 82) depend on it.
     assert Counter(split_of(i.question) for i in items if not i.part) == {"dev": 78, "held-out": 82}
+
+
+def test_a_chart_is_drawn_only_when_the_question_asks_for_one() -> None:
+    from weaverbird_orchestrator.tasks.router import asks_for_chart
+
+    assert asks_for_chart("Plot Hollowmere's quarterly revenue as a bar chart.")
+    assert asks_for_chart("用柱状图展示溪山电力各年的发电量。")
+    assert not asks_for_chart("评估溪山电力的偿债能力。")  # an analysis, no chart asked
+    assert not asks_for_chart("Discuss the drivers of Hollowmere's margin.")

@@ -278,6 +278,7 @@ def assess(
     min_term_coverage: float = 0.0,
     asked_date: date | None = None,
     latest_dates: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
     the catalog's years per company, the names no KB chunk contains (looked up by the caller) and the
@@ -287,25 +288,27 @@ def assess(
     question's terms one of its searched passages holds (None: not known); below `min_term_coverage`
     a question that names no KB company is not covered. `asked_date` is the latest calendar date the
     question names (dates.latest_date); with `latest_dates` (the catalog's newest document date per
-    company) a later one is not covered."""
+    company) a later one is not covered. `names` maps a catalog key to the name the reason shows
+    ("Northwind Robotics" for NORTHWIND_ROBOTICS); without it the key is shown."""
     company = filters.get("company")
+    shown_company = (names or {}).get(str(company), str(company))
     year = filters.get("year")
     if company:
         years = company_years.get(str(company))
         if years is not None and isinstance(year, int) and not period_covered(years, year, next_year):
             shown = ", ".join(str(y) for y in sorted(set(years)) if y)
-            gap = f"the knowledge base holds no {year} document of {company} (it has {shown})"
+            gap = f"the knowledge base holds no {year} document of {shown_company} (it has {shown})"
             return Coverage(False, gap, "period")
         quarter = filters.get("quarter")
         if company_quarters is not None and years is not None and isinstance(year, int) and isinstance(quarter, int):
             quarters = company_quarters.get(str(company), ())
             if not quarter_covered(quarters, years, year, quarter, annual_q4):
                 shown = ", ".join(f"{y} Q{q}" for y, q in sorted(set(quarters))) or "no quarterly documents"
-                gap = f"the knowledge base holds no {year} Q{quarter} document of {company} (it has {shown})"
+                gap = f"the knowledge base holds no {year} Q{quarter} document of {shown_company} (it has {shown})"
                 return Coverage(False, gap, "quarter")
         newest = parse_iso((latest_dates or {}).get(str(company), ""))
         if asked_date and newest and asked_date > newest:
-            gap = f"the newest document of {company} in the knowledge base is dated {newest}, before {asked_date}"
+            gap = f"the newest document of {shown_company} in the knowledge base is dated {newest}, before {asked_date}"
             return Coverage(False, gap, "date")
         return Coverage(True)
     missing = list(missing_companies)

@@ -38,9 +38,25 @@ class Catalog:
         return alias_map(self.companies)
 
     @cached_property
+    def display(self) -> dict[str, str]:
+        """company key -> the name a reader knows it by ("Northwind Robotics" for NORTHWIND_ROBOTICS): its
+        first alias written in mixed case or in Chinese, else the key in words. Keys stay inside."""
+        return {key: display_name(key, aliases) for key, aliases in self.companies.items()}
+
+    @cached_property
     def names(self) -> list[str]:
         """Every company name and alias the catalog knows."""
         return [*self.companies, *self.aliases]
+
+
+def display_name(key: str, aliases: Sequence[str]) -> str:
+    """Catalog.display for one company."""
+    for alias in aliases:
+        if any(c.islower() for c in alias) or any("\u4e00" <= c <= "\u9fff" for c in alias):
+            return alias
+    if any("\u4e00" <= c <= "\u9fff" for c in key):
+        return key
+    return " ".join(w if len(w) <= 3 else w.capitalize() for w in key.replace("_", " ").split())
 
 
 class CatalogCache:

@@ -82,6 +82,9 @@ def route_proto(d: RouteDecision) -> orchestrator_pb2.RouteEvent:
         task=_TASK.get(d.task, common_pb2.TASK_UNSPECIFIED) if d.task else common_pb2.TASK_UNSPECIFIED,
         task_decided_by=d.task_decided_by,
         route_reason=d.reason,
+        verdict=d.verdict,
+        score_decided=d.score_decided,
+        notices=[orchestrator_pb2.Notice(code=n.code, params=dict(n.params), text=n.text) for n in d.notices],
     )
 
 

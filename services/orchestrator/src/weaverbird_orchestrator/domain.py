@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -77,6 +78,8 @@ class AskParams:
     json_keys: tuple[str, ...] = ()
     # None = deployment default; 0 = single pass.
     max_rounds: int | None = None
+    # Whether an analysis draws a chart: the request's flag, else whether the question asks for one.
+    chart: bool = False
 
 
 @dataclass
@@ -93,6 +96,15 @@ class Timings:
     first_token_ms: float = 0.0
     generate_ms: float = 0.0
     total_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A note for the user: a stable code, its parameters (plain text) and its English text (notices.py)."""
+
+    code: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    text: str = ""
 
 
 @dataclass
@@ -117,6 +129,11 @@ class RouteDecision:
     task_decided_by: str = ""
     # Why this route (RouteEvent.route_reason): "covered", "low_score" or the coverage gap's kind.
     reason: str = "covered"
+    # What the user is told (notices.verdict): "local", "web", "no_web" or "refused".
+    verdict: str = "local"
+    # Whether the best score against c decided the route (a coverage gap decides whatever the score).
+    score_decided: bool = False
+    notices: list[Notice] = field(default_factory=list)
 
 
 @dataclass

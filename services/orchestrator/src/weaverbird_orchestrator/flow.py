@@ -17,12 +17,14 @@ from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import detect_language, filters_from_question, search_filters
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 
+from weaverbird_orchestrator import notices
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.domain import (
     AskParams,
     Example,
     GenerationDone,
+    Notice,
     Passage,
     PromptPrepared,
     Retrieval,
@@ -45,7 +47,7 @@ from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker, rerank_passages
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.tasks.followup import standalone_question
-from weaverbird_orchestrator.tasks.router import classify, llm_choice
+from weaverbird_orchestrator.tasks.router import asks_for_chart, classify, llm_choice
 from weaverbird_orchestrator.tasks.runner import TaskRunner, sub_question_params
 from weaverbird_orchestrator.thresholds import threshold_for
 from weaverbird_orchestrator.web import WebPath
@@ -164,6 +166,7 @@ class QuestionFlow:
         task: Task | None = None,
         json_keys: Sequence[str] = (),
         max_rounds: int | None = None,
+        chart: bool | None = None,
     ) -> AskParams:
         """Validates a request and fills in deployment defaults. Raises InvalidArgument.
 
@@ -210,6 +213,7 @@ class QuestionFlow:
             task_decided_by=decided_by,
             json_keys=tuple(json_keys),
             max_rounds=self._s.peer_max_rounds if max_rounds is None else max_rounds,
+            chart=asks_for_chart(question) if chart is None else chart,
         )
 
     async def _sub_params(self, params: AskParams, question: str) -> AskParams:
@@ -294,6 +298,7 @@ class QuestionFlow:
             min_term_coverage=self._s.min_term_coverage,
             asked_date=latest_date(params.question),
             latest_dates=catalog.latest,
+            names=catalog.display,
         )
         if verdict.gap == "period" and await self._comparative_mention(params.filters, catalog, vector):
             return "", "", ""
@@ -339,8 +344,8 @@ class QuestionFlow:
 
     async def _search_local(
         self, params: AskParams, vector: list[float]
-    ) -> tuple[Mapping[str, str | int], list[Passage], str, str]:
-        """Local search with the question's filters: (filters used, hits, note, uncovered company).
+    ) -> tuple[Mapping[str, str | int], list[Passage], list[Notice], str]:
+        """Local search with the question's filters: (filters used, hits, notices, uncovered company).
 
         Filters read from the wording relax step by step when they leave only weak evidence: company +
         year (+ quarter), then the company alone (web pages carry no year), then no filter, keeping
@@ -353,20 +358,22 @@ class QuestionFlow:
         terms = self._s.coverage_gate and params.filters_from_question and "company" not in params.filters
         hits = await self._peers.search(vector, depth, filters, params.question, term_coverage=terms)
         if not (filters and params.filters_from_question) or best_cosine(hits) >= params.threshold:
-            return filters, hits, "", ""
-        note = ""
+            return filters, hits, [], ""
+        names = (await self._catalog.get()).display
+        note: list[Notice] = []
         company = filters.get("company")
         if company and set(filters) != {"company"}:
             company_hits = await self._peers.search(vector, depth, {"company": company}, params.question)
             if company_hits and best_cosine(company_hits) > best_cosine(hits):
-                note = f"passages matching {dict(filters)} were weak; searched {company} without the period. "
+                note = [notices.period_weak(filters, str(company), names)]
                 filters, hits = {"company": company}, company_hits
-        uncovered = str(company) if company and not hits and self._s.web_when_company_missing else ""
+        missing = company and not hits and self._s.web_when_company_missing
+        uncovered = names.get(str(company), str(company)) if missing else ""
         if best_cosine(hits) < params.threshold:
             # Filters guessed from the wording must never hide the knowledge base.
             unfiltered = await self._peers.search(vector, depth, {}, params.question)
             if unfiltered and best_cosine(unfiltered) > best_cosine(hits):
-                note = f"passages matching {dict(filters)} (from the question) were weak; searched without filters. "
+                note = [notices.filters_weak(filters, names)]
                 filters, hits = {}, unfiltered
         return filters, hits, note, uncovered
 
@@ -377,7 +384,7 @@ class QuestionFlow:
         embed_ms = _ms_since(start)
 
         search_start = time.perf_counter()
-        filters, hits, note, uncovered = await self._search_local(params, vector)
+        filters, hits, told, uncovered = await self._search_local(params, vector)
         new_company = ""  # a company the catalog does not know: the web pages that name it are filed under it
         gap = ""
         if uncovered:
@@ -410,22 +417,27 @@ class QuestionFlow:
         if best < params.threshold or uncovered:
             decision.route = Route.WEB
             decision.reason = (gap or "company") if uncovered else "low_score"
+            decision.score_decided = not uncovered
             if uncovered:
-                note += f"{uncovered}; "
+                told.append(notices.coverage_gap(uncovered, decision.reason))
             else:
-                note += f"local evidence is weak (best score {best:.3f} < threshold {params.threshold:.3f}); "
+                told.append(notices.low_score(best, params.threshold))
             if self._web is None:
                 decision.web_status = "not_configured"
-                note += "web search is not configured, so the answer uses local passages only."
+                told.append(notices.WEB_NOT_CONFIGURED)
             elif params.filters and not params.filters_from_question:
                 # Web pages cannot honour a caller's filter (a document, an origin, a company's filing).
                 decision.web_status = "skipped: the request has a filter"
-                note += "the request's filter restricts the answer to matching local passages."
+                told.append(notices.WEB_SKIPPED_FILTER)
             else:
                 web_passages = await self._consult_web(params, vector, decision, new_company)
                 if decision.web_status != "ok":
-                    note += f"web search failed ({decision.web_status}); the answer uses local passages only."
-        decision.note = note.strip()
+                    told.append(notices.web_failed(decision.web_status))
+        else:
+            # Covered, and the score cleared c: the comparison is what kept it local.
+            decision.score_decided = True
+        decision.notices = told
+        decision.note = notices.note_text(told)
         rank_start = time.perf_counter()
         # Passages of other companies or periods must not outrank the web pages about the one the KB lacks.
         # When only the question's words were missing, the local passages compete with the web's on score.
@@ -437,7 +449,9 @@ class QuestionFlow:
             ranked = prefer_period(ranked, year, lambda p: p.text)
         decision.timings.rank_ms = _ms_since(rank_start)
         decision.timings.total_ms = _ms_since(start)
-        return Retrieval(decision=decision, ranked=ranked)
+        retrieval = Retrieval(decision=decision, ranked=ranked)
+        decision.verdict = notices.verdict(decision, retrieval.for_model(), self._s.refuse_without_evidence)
+        return retrieval
 
     async def _consult_web(
         self, params: AskParams, vector: list[float], decision: RouteDecision, new_company: str = ""
@@ -485,12 +499,9 @@ class QuestionFlow:
             yield event
 
     def _lacks_evidence(self, retrieval: Retrieval) -> bool:
-        """The gate found the local passages weak and the web added none (off, failed or skipped)."""
-        return (
-            self._s.refuse_without_evidence
-            and retrieval.decision.route == Route.WEB
-            and not any(p.origin == "web" for p in retrieval.for_model())
-        )
+        """The gate found the local passages weak and the web added none (off, failed or skipped):
+        decided with what the user is told (notices.verdict)."""
+        return retrieval.decision.verdict == "refused"
 
     async def _refuse(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         """A small model answers anyway, from the wrong company's or year's figures. Say so instead,

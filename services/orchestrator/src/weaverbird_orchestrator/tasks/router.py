@@ -45,13 +45,18 @@ _EXTRACTION = re.compile(
     re.IGNORECASE,
 )
 
+# The output is a chart: an analysis draws one only when asked (asks_for_chart).
+_CHART = (
+    r"\bchart\b|\bplot\b|\bgraph\b|\bvisuals?\b|\bvisuali[sz]e\b|\billustrat\w*|\bpie\b",
+    r"\bbar chart|\bline chart",
+    r"图表|饼图|柱状图|折线图|走势图|一张图|画图|作图|画出|可视化",
+)
+_CHART_ASKED = re.compile("|".join(_CHART), re.IGNORECASE)
+
 _ANALYSIS = re.compile(
     "|".join(
         (
-            # The output is a chart.
-            r"\bchart\b|\bplot\b|\bgraph\b|\bvisuals?\b|\bvisuali[sz]e\b|\billustrat\w*|\bpie\b",
-            r"\bbar chart|\bline chart",
-            r"图表|饼图|柱状图|折线图|走势图|一张图|画图|作图|可视化",
+            *_CHART,
             # The output is an analysis.
             r"\banaly[sz]e\b|\banalysis\b|\banalytical\b|\bassess\b|\bevaluate\b|\bdiscuss\b|\breport on\b",
             r"\btrends?\b|\bevolved?\b|\bdevelop(?:ed)? (?:over|during|since)\b|\bwhat drove\b|\bdrivers\b",
@@ -112,6 +117,12 @@ class TaskChoice:
     decided_by: str = "rules"
     # What decided it: the words the rules matched (empty for a lookup), or the model's reply.
     evidence: str = ""
+
+
+def asks_for_chart(question: str) -> bool:
+    """Whether the question asks for a chart ("plot", "bar chart", "柱状图", "画出"): an analysis spends a
+    model call on a chart only then (or when the request asks), never on "分析...趋势" alone."""
+    return bool(_CHART_ASKED.search(" ".join(question.split())))
 
 
 def classify(question: str) -> TaskChoice:

@@ -249,7 +249,8 @@ class TaskRunner:
         if not params.max_rounds:
             # A single pass: the chart's data, then one answer over the same passages.
             chart = await self._chart_of(generator, params, retrieval.for_model())
-            yield chart[0]
+            if chart[0]:
+                yield chart[0]
             async for event in self._answer(params, retrieval, start, extras=TaskExtras(chart=chart[1])):
                 yield event
             return
@@ -278,7 +279,8 @@ class TaskRunner:
                 yield item
         assert outcome is not None, "run_peer ends with its outcome"
         chart = await self._chart_of(generator, params, outcome.passages)
-        yield chart[0]
+        if chart[0]:
+            yield chart[0]
         decision = retrieval.decision
         decision.timings.generate_ms = _ms_since(start) - decision.timings.total_ms
         decision.timings.total_ms = _ms_since(start)
@@ -303,8 +305,11 @@ class TaskRunner:
 
     async def _chart_of(
         self, generator: Generator, params: AskParams, passages: list[Passage]
-    ) -> tuple[Stage, ChartSpec | None]:
-        """The chart's spec over the answer's passages, and its stage."""
+    ) -> tuple[Stage | None, ChartSpec | None]:
+        """The chart's spec over the answer's passages, and its stage; neither, and no model call, when
+        nobody asked for a chart (AskParams.chart)."""
+        if not params.chart:
+            return None, None
         step = time.perf_counter()
         outcome = await chart_spec(
             generator, params.question, passages, params.language, self._examples(Task.ANALYSIS, params)

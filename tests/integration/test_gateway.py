@@ -89,7 +89,8 @@ def test_ask_streams_route_tokens_citations_and_done_in_order(client: httpx.Clie
 @pytest.mark.parametrize(
     ("body", "status", "message"),
     [
-        ({"question": ""}, 400, "question must not be empty"),
+        ({"question": ""}, 422, "question: String should have at least 1 character"),  # the schema's minLength
+        ({"question": "x" * 2001}, 422, "question: String should have at most 2000 characters"),
         ({"question": "   "}, 400, "question must not be empty"),
         ({"question": DEMO_QUESTION, "top_k": 2, "top_j": 3}, 400, "top_j must be between 1 and top_k (2), got 3"),
         ({"question": DEMO_QUESTION, "threshold": 3}, 400, "threshold"),

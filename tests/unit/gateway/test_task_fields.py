@@ -72,7 +72,8 @@ def orchestrator() -> Iterator[ScriptedOrchestrator]:
 def client(orchestrator: ScriptedOrchestrator) -> Iterator[TestClient]:
     # The ingester is never called here; its address only has to be well formed.
     settings = GatewaySettings(orchestrator_addr=orchestrator.addr, ingester_addr="127.0.0.1:9")
-    with TestClient(create_app(settings)) as http:
+    # TestClient's default host, "testserver", is not one the gateway serves (GATEWAY_ALLOWED_HOSTS).
+    with TestClient(create_app(settings), base_url="http://localhost") as http:
         yield http
 
 

@@ -1,5 +1,5 @@
-"""Checks every HTTP request before a route sees it, cheapest first: the Host (DNS rebinding), the
-Authorization header's syntax, where a write comes from (cross-site requests), and the body's size
+"""Checks every HTTP request before a route sees it, cheapest first: the size of its head, the Host
+(DNS rebinding), the Authorization header's syntax, where a write comes from (cross-site requests), and the body's size
 (from Content-Length at once, then while it streams).
 
 Starlette's TrustedHostMiddleware cuts "[::1]:8080" at the first colon and its body limit answers in plain
@@ -54,6 +54,16 @@ class RequestGuard:
         await self.app(scope, receive if limit is None else _capped(receive, limit), send)
 
     def _check(self, scope: Scope, headers: Headers, path: str, limit: int | None) -> None:
+        # h11 bounds a head that arrives in pieces; one that arrives in a single read is measured here.
+        head = len(scope.get("raw_path") or b"") + len(scope.get("query_string", b""))
+        head += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+        if head > self._settings.max_header_bytes:
+            limit = self._settings.max_header_bytes
+            raise GatewayError(
+                431,
+                f"request line and headers are limited to {limit} bytes (GATEWAY_MAX_HEADER_KB)",
+                "REQUEST_HEADER_FIELDS_TOO_LARGE",
+            )
         host = headers.get("host", "")
         if path not in _PROBES:
             name = sites.host_name(host)

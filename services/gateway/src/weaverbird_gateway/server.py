@@ -1,8 +1,9 @@
 """The uvicorn server of the gateway, on h11 with a bounded request head.
 
-uvicorn's default parser (httptools) buffers headers of any size. h11 refuses a request line + headers
-over `h11_max_incomplete_event_size` with a 431 hint, which uvicorn answers as a generic 400; this
-protocol sends h11's status instead, so a client learns its headers were too large.
+uvicorn's default parser (httptools) buffers headers of any size. h11 refuses a request head still
+incomplete after `h11_max_incomplete_event_size` bytes with a 431 hint, which uvicorn answers as a
+generic 400; this protocol sends h11's status instead. So memory stays bounded however the head is sent;
+a head that arrived whole in one read (up to one socket read over the limit) is measured by guard.py.
 """
 
 from __future__ import annotations

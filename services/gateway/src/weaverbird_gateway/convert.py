@@ -128,6 +128,9 @@ def route(r: orchestrator_pb2.RouteEvent) -> schemas.RouteInfo:
         task=task_name(r.task),  # type: ignore[arg-type]
         task_decided_by=r.task_decided_by,
         route_reason=r.route_reason,
+        verdict=r.verdict,
+        score_decided=r.score_decided,
+        notices=[schemas.Notice(code=n.code, params=dict(n.params), text=n.text) for n in r.notices],
     )
 
 

@@ -200,6 +200,19 @@ class RouteInfo(BaseModel):
         description='Why this route: "covered", "low_score", or the coverage gap that sent the question away '
         '("company", "period", "quarter", "date", "name", "terms").',
     )
+    verdict: str = Field(
+        "",
+        description='What the answer rests on, the badge word: "local", "web", "no_web" (weak local evidence, '
+        'nothing from the web) or "refused".',
+    )
+    score_decided: bool = Field(False, description="Whether best_local_score against threshold decided the route.")
+    notices: list[Notice] = Field(default_factory=list, description="The note as codes to render per language.")
+
+
+class Notice(BaseModel):
+    code: str = Field(description="Stable code (orchestrator.proto Notice lists them).")
+    params: dict[str, str] = Field(default_factory=dict)
+    text: str = Field("", description="English text.")
 
 
 class Citation(BaseModel):

@@ -21,13 +21,69 @@ class _Reader:
         return Catalog(companies={"NORTHWIND_ROBOTICS": ["Northwind Robotics Inc.", "NWR"]}, points=self.calls)
 
 
-async def test_reads_once_within_the_ttl_and_again_after_invalidate() -> None:
+async def _until(condition: object, rounds: int = 200) -> None:
+    """Lets the background task run until `condition()` holds (bounded, never a wall-clock assertion)."""
+    for _ in range(rounds):
+        if condition():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the background refresh did not happen")
+
+
+async def test_reads_once_then_refreshes_in_the_background_after_invalidate() -> None:
     reader = _Reader()
     cache = CatalogCache(reader, ttl_s=3600)
     first, second = await asyncio.gather(cache.get(), cache.get())
     assert reader.calls == 1 and first is second
     cache.invalidate()
+    assert (await cache.get()).points == 1  # the question does not wait for the new read
+    await _until(lambda: reader.calls == 2)
     assert (await cache.get()).points == 2
+    await cache.aclose()
+
+
+class _SlowReader(_Reader):
+    """A read that does not finish until released: a question must not wait for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def __call__(self) -> Catalog:
+        if self.calls:
+            await self.release.wait()
+        return await super().__call__()
+
+
+async def test_a_question_never_waits_for_a_refresh_after_the_first_read() -> None:
+    reader = _SlowReader()
+    cache = CatalogCache(reader, ttl_s=3600)
+    assert (await cache.get()).points == 1
+    cache.invalidate()
+    await asyncio.sleep(0.05)  # the background read has started and is blocked
+    served = await asyncio.wait_for(cache.get(), timeout=5)  # would hang if it waited on the lock
+    assert served.points == 1
+    reader.release.set()
+    await _until(lambda: reader.calls == 2)
+    await cache.aclose()
+
+
+async def test_a_change_in_the_kb_size_triggers_a_read_and_an_unchanged_one_does_not() -> None:
+    reader = _Reader()
+    size = {"points": 1}  # the first catalog says 1 point
+
+    async def points() -> int:
+        return size["points"]
+
+    cache = CatalogCache(reader, ttl_s=3600, points=points, poll_s=0.01)
+    await cache.get()
+    await asyncio.sleep(0.1)  # ten polls of an unchanged KB
+    assert reader.calls == 1
+    size["points"] = 7  # an ingest landed
+    await _until(lambda: reader.calls == 2)
+    await asyncio.sleep(0.1)  # the size stays 7: no further reads
+    assert reader.calls == 2
+    await cache.aclose()
 
 
 async def test_a_failed_refresh_keeps_the_previous_catalog() -> None:

@@ -54,13 +54,15 @@ async def main() -> None:
     if settings.coverage_gate:
         await asyncio.to_thread(warm_up_chinese_names)  # jieba's dictionary: ~2 s once, not on a question
     publisher = IngestPublisher(settings.kafka) if settings.kafka else None
+    flow = QuestionFlow(peers, settings, web, publisher, build_reranker(settings))
     binding = ServiceBinding(
         orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,
-        OrchestratorServicer(QuestionFlow(peers, settings, web, publisher, build_reranker(settings))),
+        OrchestratorServicer(flow),
         orchestrator_pb2.DESCRIPTOR.services_by_name["OrchestratorService"].full_name,
     )
 
     async def stop() -> None:
+        await flow.aclose()
         await grpc_peers.close()
         if publisher is not None:
             await asyncio.to_thread(publisher.close, 5.0)

@@ -4,6 +4,7 @@ the KB holds, read from the retriever's Catalog RPC and refreshed as the KB grow
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -60,32 +61,87 @@ def display_name(key: str, aliases: Sequence[str]) -> str:
 
 
 class CatalogCache:
-    """Serves the last catalog read; re-reads it at most every `ttl_s` seconds, one read at a time.
+    """Serves the last catalog read; a background task re-reads it, so no question waits on facet calls.
 
-    The KB grows in the background (web pages through Kafka), so a fixed list would go stale; a read per
-    question would cost a round trip of facet queries. A failed read keeps the previous catalog: filters
-    from a slightly old catalog are better than none.
+    The KB grows in the background (web pages through Kafka, uploads, deletions), so a fixed list would go
+    stale; a read per question would cost a round trip of facet queries. The task re-reads every
+    `ttl_s` seconds, and at once when `invalidate()` is called (the orchestrator queued a web page) or when
+    `points` (the collection's point count: one cheap call, polled every `poll_s`) says the KB changed.
+    Only the first question of a fresh process waits for a read. A failed read keeps the previous
+    catalog: filters from a slightly old catalog are better than none. `ttl_s` 0 reads on every question
+    (tests), without a background task.
     """
 
-    def __init__(self, read: Callable[[], Awaitable[Catalog]], ttl_s: float) -> None:
+    def __init__(
+        self,
+        read: Callable[[], Awaitable[Catalog]],
+        ttl_s: float,
+        points: Callable[[], Awaitable[int]] | None = None,
+        poll_s: float = 5.0,
+    ) -> None:
         self._read = read
         self._ttl_s = ttl_s
+        self._points = points
+        self._poll_s = poll_s
         self._catalog = Catalog()
-        self._read_at = float("-inf")
+        self._read_once = False
         self._lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.reads = 0  # catalog reads so far (tests and logs)
+        self._seen_points: int | None = None
 
     async def get(self) -> Catalog:
-        if time.monotonic() - self._read_at < self._ttl_s:
-            return self._catalog
-        async with self._lock:
-            if time.monotonic() - self._read_at >= self._ttl_s:  # another request may have refreshed it
-                try:
-                    self._catalog = await self._read()
-                except WeaverbirdError as exc:
-                    log.warning("catalog refresh failed, keeping the previous one: %s", exc)
-                self._read_at = time.monotonic()
+        if self._ttl_s <= 0 or not self._read_once:
+            async with self._lock:
+                if self._ttl_s <= 0 or not self._read_once:  # another request may have read it meanwhile
+                    await self._refresh()
+        if self._ttl_s > 0 and self._task is None:
+            self._task = asyncio.create_task(self._run(), name="catalog-refresh")
         return self._catalog
 
     def invalidate(self) -> None:
-        """Read again on the next question (e.g. after the KB was seen to change)."""
-        self._read_at = float("-inf")
+        """Read again now, off the request path (the KB was seen to change)."""
+        self._wake.set()
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _refresh(self) -> None:
+        try:
+            self._catalog = await self._read()
+        except WeaverbirdError as exc:
+            log.warning("catalog refresh failed, keeping the previous one: %s", exc)
+        self._read_once = True
+        self.reads += 1
+
+    async def _changed(self) -> bool:
+        """Whether the collection's point count moved since the last poll (the catalog's count before the
+        first): an ingest or a delete. Compared poll to poll, so a catalog that counts differently from
+        the collection cannot cause a read per poll."""
+        if self._points is None:
+            return False
+        try:
+            now = await self._points()
+        except WeaverbirdError:
+            return False  # the next poll or the timer will tell
+        before = self._catalog.points if self._seen_points is None else self._seen_points
+        self._seen_points = now
+        return now != before
+
+    async def _run(self) -> None:
+        last = time.monotonic()
+        while True:
+            wait = min(self._poll_s, self._ttl_s) if self._points else self._ttl_s
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=wait)
+            woken = self._wake.is_set()
+            self._wake.clear()
+            if woken or time.monotonic() - last >= self._ttl_s or await self._changed():
+                async with self._lock:
+                    await self._refresh()
+                last = time.monotonic()

@@ -132,7 +132,10 @@ class QuestionFlow:
         self._web = web
         self._publisher = publisher
         self._default_threshold = settings.threshold
-        self._catalog = CatalogCache(peers.catalog, settings.catalog_refresh_s)
+        # Peers that can tell the KB's size let the catalog notice an ingest or delete within a poll.
+        self._catalog = CatalogCache(
+            peers.catalog, settings.catalog_refresh_s, points=getattr(peers, "collection_points", None)
+        )
         self._known_for: Catalog | None = None  # the catalog _known_keys were built from
         self._known_keys = (KnownNames(()), KnownNames(()))
         self._deployment_names = KnownNames(settings.known_companies)  # ORCHESTRATOR_KNOWN_COMPANIES
@@ -140,6 +143,10 @@ class QuestionFlow:
         self._tasks = TaskRunner(
             peers, settings, answer=self.answer, retrieve=self.retrieve, sub_params=self._sub_params
         )
+
+    async def aclose(self) -> None:
+        """Stops the catalog's background refresh."""
+        await self._catalog.aclose()
 
     @property
     def max_history_turns(self) -> int:

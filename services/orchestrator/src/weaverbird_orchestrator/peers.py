@@ -133,6 +133,14 @@ class GrpcPeers:
             response = await self._retriever.Search(request, timeout=hop(self._s.search_timeout_s, "searching"))
         return [passage_from_hit(h) for h in response.hits]
 
+    async def collection_points(self) -> int:
+        """The KB's point count: one cheap call that tells the catalog cache an ingest or delete happened."""
+        async with peer_errors("retriever"):
+            reply = await self._retriever.CollectionStats(
+                retriever_pb2.CollectionStatsRequest(), timeout=hop(self._s.search_timeout_s, "reading the KB size")
+            )
+        return int(reply.points)
+
     async def catalog(self) -> Catalog:
         async with peer_errors("retriever"):
             reply = await self._retriever.Catalog(

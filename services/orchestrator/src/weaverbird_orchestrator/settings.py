@@ -56,7 +56,10 @@ class OrchestratorSettings(BaseServiceSettings):
         "half of TAT-QA, Fin-Eva and FinanceBench alike (README, Route decision); 0 turns the rule off.",
     )
     catalog_refresh_s: float = Field(
-        30.0, ge=0, description="How often the KB catalog (companies, aliases) is re-read from the retriever."
+        30.0,
+        ge=0,
+        description="How often the KB catalog (companies, aliases) is re-read from the retriever, in the "
+        "background; it is also re-read when the KB's point count changes (polled every 5 s). 0 = on every question.",
     )
     web_when_company_missing: bool = Field(
         True,

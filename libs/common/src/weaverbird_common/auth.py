@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -122,6 +123,11 @@ class Authenticator:
         return None
 
 
+# Who the AuthInterceptor admitted for the call running in this task (None without authentication):
+# the ingester shares its parse workers fairly between callers by it.
+CALLER: ContextVar[str | None] = ContextVar("weaverbird_caller", default=None)
+
+
 def peer_common_names(context: grpc.aio.ServicerContext) -> list[str]:
     """Common names of the client certificate the TLS handshake verified (empty without mTLS)."""
     names = context.auth_context().get("x509_common_name", [])
@@ -147,6 +153,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             await context.abort(
                 grpc.StatusCode.PERMISSION_DENIED, f"{identity.name} may not call {method}: needs {role}"
             )
+        CALLER.set(identity.name)
 
     async def intercept_service(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Literal
@@ -12,8 +13,15 @@ from typing import Literal
 import grpc
 from pydantic import ValidationError
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
+from weaverbird_common.auth import CALLER
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.docs.loaders import ExtractionTimedOut, UnreadableDocument, document_id_for, load_bytes
+from weaverbird_common.docs.loaders import (
+    ExtractionCancelled,
+    ExtractionTimedOut,
+    UnreadableDocument,
+    document_id_for,
+    load_bytes,
+)
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overloaded, Unimplemented, plain_message
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.web.ssrf import UrlGuard
@@ -31,6 +39,16 @@ from weaverbird_ingester.validation import (
 from weaverbird_ingester.writer import DocumentWriter
 
 FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
+
+
+def caller_of(context: grpc.aio.ServicerContext) -> str:
+    """Who is asking, for the parse workers' per-principal share: the authenticated identity, else
+    the peer's address without its port (every connection from one host is one principal)."""
+    name = CALLER.get()
+    if name:
+        return name
+    peer = context.peer() or ""
+    return peer.rsplit(":", 1)[0] if peer.count(":") > 1 else peer
 
 
 def _apply_metadata(doc: Document, meta: ingester_pb2.DocumentMetadata) -> Document:
@@ -89,7 +107,7 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
             raise Overloaded("the ingest queue is full or closing; retry in a few seconds")
         return ingester_pb2.AddDocumentResponse(document_id=document_id_for(request.url), queued=True)
 
-    async def _load(self, request: ingester_pb2.AddDocumentRequest) -> Document:
+    async def _load(self, request: ingester_pb2.AddDocumentRequest, principal: str) -> Document:
         kind = request.WhichOneof("content")
         if kind == "url":
             body, final_url = await self._fetch_url(request.url)
@@ -104,14 +122,21 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
             source, origin = request.source or filename, "local"
         if len(data) > self._max_bytes:
             raise InvalidArgument(f"document has {len(data)} bytes; the limit is {self._max_bytes}")
+        # Set when this call ends for any reason, above all when the client goes away (gRPC cancels
+        # the handler): the parse thread cannot be stopped, but its worker process can (issue 34).
+        cancel = threading.Event()
         try:
             # Parsing a PDF is CPU work: keep the event loop free for other calls.
-            doc = await asyncio.to_thread(load_bytes, data, filename, source=source)
+            doc = await asyncio.to_thread(load_bytes, data, filename, source=source, cancel=cancel, principal=principal)
+        except ExtractionCancelled as exc:
+            raise Overloaded("the document's parse was cancelled") from exc
         except ExtractionTimedOut as exc:
             # Not the document's fault as such: it costs more parsing time than one request is given.
             raise Overloaded(f"reading {filename} took too long: {plain_message(str(exc))}") from exc
         except UnreadableDocument as exc:
             raise InvalidArgument(f"cannot read {filename}: {plain_message(str(exc))}") from exc
+        finally:
+            cancel.set()
         # Pages a user saved from the web are stored as web documents with their URL as source.
         doc = dataclasses.replace(doc, origin="web") if origin == "user" else doc
         return with_provenance(_apply_metadata(doc, request.metadata), Provenance(origin))
@@ -122,7 +147,7 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
         validate_add(request, max_document_bytes=self._max_bytes)
         if request.asynchronous:
             return await self._queue(request)
-        doc = await self._load(request)
+        doc = await self._load(request, caller_of(context))
         result = await self._writer.write(doc)
         return ingester_pb2.AddDocumentResponse(
             document_id=result.document_id, title=result.title, pages=result.pages, chunks=result.chunks

@@ -6,6 +6,7 @@ import hashlib
 import io
 import logging
 import re
+import threading
 from collections import Counter
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
@@ -17,7 +18,7 @@ from weaverbird_common.docs.budgets import ExtractionBudget, default_budget
 from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.docs.entities import document_entities
 from weaverbird_common.docs.metadata import metadata_from_filename
-from weaverbird_common.docs.workers import WorkerCrashed, WorkerTimedOut, shared_pool
+from weaverbird_common.docs.workers import WorkerCancelled, WorkerCrashed, WorkerTimedOut, shared_pool
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,15 @@ class MarkupTooComplex(OverBudget):
 
 class ExtractionTimedOut(OverBudget):
     """Parsing ran past timeout_s and was killed (RESOURCE_EXHAUSTED: it costs more than we give)."""
+
+
+class ExtractionCancelled(Exception):
+    """The caller cancelled the parse (its client went away); the worker doing it was killed."""
+
+
+# Plain text and Markdown up to this size parse in well under a second (linear work, no markup), so
+# they take the workers' light lane and never wait behind PDFs or HTML (docs.workers).
+LIGHT_TEXT_BYTES = 256 * 1024
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,6 +149,8 @@ def load_bytes(
     origin: str = "local",
     pdf_mode: PdfMode = "layout",
     budget: ExtractionBudget | None = None,
+    cancel: threading.Event | None = None,
+    principal: str = "",
 ) -> Document:
     """Parse `data` by its name (or content) into a Document; raises UnreadableDocument.
 
@@ -149,6 +161,9 @@ def load_bytes(
     `budget` (default: DOCS_* from the environment) bounds the work: too large a file or too many
     HTML tags raise DocumentTooLarge / MarkupTooComplex before any parsing, and a parse running past
     `budget.timeout_s` is killed with its worker process and raises ExtractionTimedOut.
+
+    `cancel`: set it when the caller gives up (a client that went away) and the parse is stopped at
+    once (ExtractionCancelled). `principal`: who asked; each may hold only a share of the workers.
     """
     if not data or not data.strip():
         raise UnreadableDocument("empty file")
@@ -159,7 +174,17 @@ def load_bytes(
     if budget.timeout_s <= 0:
         return _load(*args)
     try:
-        return shared_pool(budget.workers).run(_load, *args, timeout_s=budget.timeout_s)
+        return shared_pool(budget.workers).run(
+            _load,
+            *args,
+            timeout_s=budget.timeout_s,
+            cancel=cancel,
+            principal=principal,
+            light=fmt in ("text", "markdown") and len(data) <= LIGHT_TEXT_BYTES,
+            size_bytes=len(data),
+        )
+    except WorkerCancelled as exc:
+        raise ExtractionCancelled(str(exc)) from exc
     except WorkerTimedOut as exc:
         raise ExtractionTimedOut(
             f"extraction took longer than {budget.timeout_s:g}s and was stopped", budget.timeout_s

@@ -92,6 +92,24 @@ global.image.registry; the tag falls back to global.image.tag, then to the chart
 {{- printf "%s:%v" (include "weaverbird.componentName" .) .root.Values.global.grpcPort }}
 {{- end }}
 
+{{/*
+Host names the gateway serves (GATEWAY_ALLOWED_HOSTS, JSON): loopback (port-forward), its Service's
+DNS names (in-cluster clients), the Ingress host and gateway.allowedHosts; "*" when the Ingress answers
+every host and nothing narrower is listed.
+*/}}
+{{- define "weaverbird.gatewayAllowedHosts" -}}
+{{- $g := .Values.gateway }}
+{{- $svc := include "weaverbird.componentName" (dict "root" . "component" "gateway") }}
+{{- $ns := .Release.Namespace }}
+{{- $hosts := list "localhost" "127.0.0.1" "[::1]" $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns) }}
+{{- if and $g.ingress.enabled $g.ingress.host }}
+{{- $hosts = append $hosts $g.ingress.host }}
+{{- else if and $g.ingress.enabled (not $g.allowedHosts) }}
+{{- $hosts = append $hosts "*" }}
+{{- end }}
+{{- concat $hosts ($g.allowedHosts | default list) | uniq | toJson }}
+{{- end }}
+
 {{/* Container port of the HTTP gateway (GATEWAY_PORT); its Service maps port 80 to it. */}}
 {{- define "weaverbird.gatewayPort" -}}
 8080
@@ -216,6 +234,10 @@ Returns YAML (a string map) for fromYaml.
 {{- $_ := set $env "GATEWAY_ORCHESTRATOR_ADDR" (include "weaverbird.grpcAddr" (dict "root" $root "component" "orchestrator")) }}
 {{- $_ := set $env "GATEWAY_INGESTER_ADDR" (include "weaverbird.grpcAddr" (dict "root" $root "component" "ingester")) }}
 {{- $_ := set $env "GATEWAY_MAX_UPLOAD_MB" (toString $v.maxUploadMB) }}
+{{- $_ := set $env "GATEWAY_ALLOWED_HOSTS" (include "weaverbird.gatewayAllowedHosts" $root) }}
+{{- with $v.allowedOrigins }}
+{{- $_ := set $env "GATEWAY_ALLOWED_ORIGINS" (toJson .) }}
+{{- end }}
 {{- end }}
 {{- if and (has $c (list "orchestrator" "ingester")) (include "weaverbird.kafkaBootstrap" $root) }}
 {{- $k := $root.Values.kafkaConnection }}

@@ -53,6 +53,8 @@ METHOD_ROLES: dict[str, Role] = {
     f"{_V1}RetrieverService/Search": "service",
     f"{_V1}RetrieverService/CollectionStats": "service",
     f"{_V1}RetrieverService/Catalog": "service",
+    f"{_V1}RetrieverService/UpsertFacts": "service",
+    f"{_V1}RetrieverService/LookupFacts": "service",
     f"{_V1}RetrieverService/DeleteDocument": "admin",
 }
 

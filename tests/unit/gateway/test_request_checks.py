@@ -7,6 +7,7 @@ import pytest
 from weaverbird_gateway.credentials import check_authorization, unauthorized
 from weaverbird_gateway.errors import GatewayError
 from weaverbird_gateway.paths import without_server_path
+from weaverbird_gateway.schemas import DocumentMeta
 from weaverbird_gateway.sites import host_allowed, host_name, origin_allowed
 from weaverbird_gateway.uploads import MAX_FILENAME_CHARS, safe_filename
 
@@ -123,3 +124,8 @@ def test_upload_names_keep_only_a_clean_last_part(sent: str, kept: str) -> None:
 def test_long_upload_names_keep_their_extension() -> None:
     name = safe_filename("a" * 1000 + ".pdf")
     assert len(name) == MAX_FILENAME_CHARS and name.endswith(".pdf")
+
+
+def test_titles_and_companies_given_with_a_document_are_shown_on_one_clean_line() -> None:
+    meta = DocumentMeta(title="Q3\x00 report\u202e\nfinal", company="  Acme\tCorp ")
+    assert meta.title == "Q3 report final" and meta.company == "Acme Corp"

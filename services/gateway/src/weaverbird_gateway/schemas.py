@@ -6,10 +6,11 @@ short lower-case words ("local", "web", "supported").
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # Values must fit the int32 fields of the gRPC messages; ranges that matter are checked by the services.
 Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
@@ -88,6 +89,14 @@ class DocumentMeta(_Strict):
     quarter: Int32 = 0
     language: str = Field("", description='"en", "zh" or "" (detect).')
     published_date: str = Field("", description="ISO 8601 date.")
+
+    @field_validator("title", "company")
+    @classmethod
+    def _visible(cls, value: str) -> str:
+        """Shown on one line: control characters (NUL, line breaks) become spaces, format characters (bidi
+        overrides) go."""
+        kept = (" " if unicodedata.category(c) == "Cc" else c for c in value if unicodedata.category(c) != "Cf")
+        return " ".join("".join(kept).split())
 
 
 class AddUrlBody(_Strict):

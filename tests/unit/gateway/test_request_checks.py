@@ -4,10 +4,12 @@ kept from clients and upload names cleaned. The HTTP behaviour is in tests/integ
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 from weaverbird_gateway.credentials import check_authorization, unauthorized
 from weaverbird_gateway.errors import GatewayError
 from weaverbird_gateway.paths import without_server_path
 from weaverbird_gateway.schemas import DocumentMeta
+from weaverbird_gateway.settings import GatewaySettings
 from weaverbird_gateway.sites import host_allowed, host_name, origin_allowed
 from weaverbird_gateway.uploads import MAX_FILENAME_CHARS, safe_filename
 
@@ -129,3 +131,9 @@ def test_long_upload_names_keep_their_extension() -> None:
 def test_titles_and_companies_given_with_a_document_are_shown_on_one_clean_line() -> None:
     meta = DocumentMeta(title="Q3\x00 report\u202e\nfinal", company="  Acme\tCorp ")
     assert meta.title == "Q3 report final" and meta.company == "Acme Corp"
+
+
+def test_a_default_token_gRPC_could_not_send_is_refused_at_start_without_being_printed() -> None:
+    with pytest.raises(ValidationError) as refused:
+        GatewaySettings(orchestrator_addr="127.0.0.1:1", ingester_addr="127.0.0.1:2", default_token="sec ret\u00e9")
+    assert "RFC 6750" in str(refused.value) and "sec ret" not in str(refused.value)

@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class GatewaySettings(BaseSettings):
     """Read once at start; every field has a GATEWAY_<NAME> variable."""
 
-    model_config = SettingsConfigDict(env_prefix="GATEWAY_", extra="ignore", env_file=None)
+    # hide_input_in_errors: a malformed default token must not be printed in the start-up error.
+    model_config = SettingsConfigDict(env_prefix="GATEWAY_", extra="ignore", env_file=None, hide_input_in_errors=True)
 
     host: str = Field("127.0.0.1", description="Interface the HTTP server binds to (0.0.0.0 in a pod).")
     port: int = Field(8080, ge=0, le=65535, description="HTTP port; 0 picks a free port.")
@@ -66,6 +68,14 @@ class GatewaySettings(BaseSettings):
         "deletes (an admin must send their own); for a single-user local run (`weaverbird up`, whose web token may "
         "ask and add only): in a cluster an auth proxy in front supplies the user's.",
     )
+
+    @field_validator("default_token")
+    @classmethod
+    def _token_syntax(cls, value: SecretStr | None) -> SecretStr | None:
+        # gRPC refuses other characters in metadata, and the calls would then fail (or hang) one by one.
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9\-._~+/]+=*", value.get_secret_value().strip()):
+            raise ValueError("must be a bearer token: letters, digits and -._~+/ only (RFC 6750)")
+        return value
 
     @property
     def max_upload_bytes(self) -> int:

@@ -11,6 +11,7 @@ import logging
 from typing import Protocol
 
 from weaverbird.v1 import ingester_pb2, retriever_pb2
+from weaverbird_common.docs.names import clean_line, display_source
 from weaverbird_common.errors import NotFound
 
 from weaverbird_ingester.dedupe import DedupeIndex
@@ -30,6 +31,16 @@ class DocumentStore(Protocol):
     async def delete_document(self, document_id: str) -> int: ...
 
 
+def for_clients(summary: retriever_pb2.DocumentSummary) -> retriever_pb2.DocumentSummary:
+    """The summary with a relative source and a clean title: a KB written before sources were stored
+    relative still holds absolute server paths, and no client should see them (issue 34)."""
+    shown = retriever_pb2.DocumentSummary()
+    shown.CopyFrom(summary)
+    shown.source = display_source(summary.source) if summary.source else ""
+    shown.title = clean_line(summary.title) or shown.source
+    return shown
+
+
 class KnowledgeBaseAdmin:
     """Lists, shows and deletes documents; `dedupe` is None when the ingester consumes no topic."""
 
@@ -46,12 +57,16 @@ class KnowledgeBaseAdmin:
             )
         )
         return ingester_pb2.IngesterServiceListDocumentsResponse(
-            documents=reply.documents, next_page_token=reply.next_page_token, total_size=reply.total_size
+            documents=[for_clients(d) for d in reply.documents],
+            next_page_token=reply.next_page_token,
+            total_size=reply.total_size,
         )
 
     async def get(self, document_id: str) -> ingester_pb2.IngesterServiceGetDocumentResponse:
         reply = await self._kb.get_document(document_id)
-        return ingester_pb2.IngesterServiceGetDocumentResponse(document=reply.document, preview=reply.preview)
+        return ingester_pb2.IngesterServiceGetDocumentResponse(
+            document=for_clients(reply.document), preview=reply.preview
+        )
 
     async def delete(self, document_id: str) -> ingester_pb2.IngesterServiceDeleteDocumentResponse:
         """Chunks first: if the retriever fails, the index still remembers the page, which is right

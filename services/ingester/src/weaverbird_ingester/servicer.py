@@ -22,6 +22,7 @@ from weaverbird_common.docs.loaders import (
     document_id_for,
     load_bytes,
 )
+from weaverbird_common.docs.names import clean_line, display_source, safe_filename
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overloaded, Unimplemented, plain_message
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.web.ssrf import UrlGuard
@@ -51,10 +52,15 @@ def caller_of(context: grpc.aio.ServicerContext) -> str:
     return peer.rsplit(":", 1)[0] if peer.count(":") > 1 else peer
 
 
+def _stored_source(source: str, filename: str) -> str:
+    """A client's path, relative (never the server's or the client's absolute layout), or the file name."""
+    return display_source(source) if source.strip() else filename
+
+
 def _apply_metadata(doc: Document, meta: ingester_pb2.DocumentMetadata) -> Document:
     overrides: dict[str, object] = {}
-    if meta.title:
-        overrides["title"] = meta.title
+    if clean_line(meta.title):
+        overrides["title"] = clean_line(meta.title)
     if meta.company:
         overrides["company"] = meta.company.upper()
     if meta.year:
@@ -114,12 +120,12 @@ class IngesterServicer(ingester_pb2_grpc.IngesterServiceServicer):
             data, filename, source = body, filename_for_url(final_url, body), final_url
             origin: Literal["local", "user"] = "user"
         elif kind == "text":
-            data, filename = request.text.encode(), request.filename or "document.txt"
+            data, filename = request.text.encode(), safe_filename(request.filename or "document.txt")
             filename = filename if "." in filename else filename + ".txt"
-            source, origin = request.source or filename, "local"
+            source, origin = _stored_source(request.source, filename), "local"
         else:
-            data, filename = request.data, request.filename
-            source, origin = request.source or filename, "local"
+            data, filename = request.data, safe_filename(request.filename)
+            source, origin = _stored_source(request.source, filename), "local"
         if len(data) > self._max_bytes:
             raise InvalidArgument(f"document has {len(data)} bytes; the limit is {self._max_bytes}")
         # Set when this call ends for any reason, above all when the client goes away (gRPC cancels

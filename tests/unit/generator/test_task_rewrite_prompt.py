@@ -54,3 +54,14 @@ def test_turns_cannot_close_the_prompt_or_break_their_line() -> None:
 def test_the_template_holds_no_figure_the_model_could_copy(language: str) -> None:
     text = "\n".join(m["content"] for m in _messages("q", [Turn("user", "p")], language))
     assert not re.search(r"\d", text)
+
+
+def test_the_company_name_prompt_asks_for_the_name_in_the_requested_language() -> None:
+    from weaverbird_generator.tasks import task_module
+    from weaverbird_generator.tasks.common import TaskRequest
+
+    messages = task_module("company_name").build_messages(TaskRequest("亚马逊", (), "en"))
+    assert messages[-1]["content"] == "Name: 亚马逊\nEnglish name:"
+    assert "Chinese name:" in task_module("company_name").build_messages(TaskRequest("Amazon", (), "zh"))[-1]["content"]
+    # The worked turns name no company of the evaluation sets.
+    assert not any("Amazon" in m["content"] or "亚马逊" in m["content"] for m in messages[:-1])

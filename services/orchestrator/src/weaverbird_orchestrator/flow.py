@@ -20,6 +20,7 @@ from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 from weaverbird_orchestrator import notices
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
+from weaverbird_orchestrator.cross_names import CrossLanguageNames
 from weaverbird_orchestrator.domain import (
     AskParams,
     Example,
@@ -140,6 +141,7 @@ class QuestionFlow:
         self._known_keys = (KnownNames(()), KnownNames(()))
         self._deployment_names = KnownNames(settings.known_companies)  # ORCHESTRATOR_KNOWN_COMPANIES
         self._reranker = reranker or NoReranker()
+        self._cross_names = CrossLanguageNames(peers)
         self._tasks = TaskRunner(
             peers, settings, answer=self.answer, retrieve=self.retrieve, sub_params=self._sub_params
         )
@@ -255,7 +257,13 @@ class QuestionFlow:
         (names and aliases its documents use) plus any the deployment lists."""
         catalog = await self._catalog.get()
         known = [*catalog.companies, *self._s.known_companies]
-        return filters_from_question(question, known, aliases=catalog.aliases)
+        found = filters_from_question(question, known, aliases=catalog.aliases)
+        if "company" not in found and self._s.cross_language_names and catalog.companies:
+            # "亚马逊" for AMAZON's 10-K: the company's name in the other language (cross_names.py).
+            language = detect_language(question)
+            if company := await self._cross_names.company(question, language, catalog.companies, catalog.aliases):
+                found["company"] = company
+        return found
 
     def _search_depth(self, params: AskParams) -> int:
         """Hits fetched per search: K, or the reranker's candidate pool when a reranker runs."""

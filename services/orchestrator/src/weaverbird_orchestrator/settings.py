@@ -55,6 +55,11 @@ class OrchestratorSettings(BaseServiceSettings):
         "does not cover it. 0.60: the largest share that kept >= 90 % of answerable questions local on the tuning "
         "half of TAT-QA, Fin-Eva and FinanceBench alike (README, Route decision); 0 turns the rule off.",
     )
+    cross_language_names: bool = Field(
+        True,
+        description="Read a company named in the other language than the catalog's (亚马逊 for AMAZON) by "
+        "asking the model for its name there (one short call per new name, only when no catalog company is named).",
+    )
     catalog_refresh_s: float = Field(
         30.0,
         ge=0,

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from weaverbird_generator.tasks import answer, chart, classify, figures, json_extract, plan, review, rewrite
+from weaverbird_generator.tasks import (
+    answer,
+    chart,
+    classify,
+    company_name,
+    figures,
+    json_extract,
+    plan,
+    review,
+    rewrite,
+)
 from weaverbird_generator.tasks.common import TaskRequest
 
 TASKS: dict[str, ModuleType] = {
@@ -21,6 +31,7 @@ TASKS: dict[str, ModuleType] = {
     "rewrite": rewrite,
     "plan": plan,
     "review": review,
+    "company_name": company_name,
 }
 
 

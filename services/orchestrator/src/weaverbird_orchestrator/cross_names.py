@@ -1,0 +1,68 @@
+"""A company named in the other language than the catalog files it under: "亚马逊" for AMAZON, "Tencent"
+for 腾讯控股.
+
+The catalog knows each company by the names its documents use, in their language. The general source of
+names in the other language is the model (generator task "company_name"): the project found no offline
+list of companies' English and Chinese names to install (README, "Names across languages"). The reply is
+only a candidate: it counts when it matches a catalog company as any question's wording would, so a
+wrong or invented name finds nothing. One short call per name, remembered; only for a question that
+names no catalog company, and only when the catalog holds companies of the other language.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+
+from weaverbird_common.coverage import company_names, name_candidates
+from weaverbird_common.questions import CJK_RE, filters_from_question
+from weaverbird_common.zh_names import chinese_names
+
+from weaverbird_orchestrator.tasks.llm import Generator, complete
+
+log = logging.getLogger(__name__)
+
+_NAMES_PER_QUESTION = 2  # the question's likeliest names; each costs one short call the first time
+_REMEMBERED = 4096
+
+
+class CrossLanguageNames:
+    """Finds the catalog company a question names in the other language (module docstring)."""
+
+    def __init__(self, generator: Generator) -> None:
+        self._generator = generator
+        self._said: dict[tuple[str, str], str] = {}
+
+    async def translated(self, name: str, language: str) -> str:
+        """The model's name for `name` in `language` ("en" or "zh"); "" when the call fails."""
+        key = (name, language)
+        if key not in self._said:
+            try:
+                completion = await complete(self._generator, "company_name", name, (), language, max_tokens=16)
+            except Exception as exc:  # any peer error: the question goes on without the name
+                log.warning("no %s name for %r: %s", language, name, exc)
+                return ""
+            if len(self._said) >= _REMEMBERED:
+                self._said.pop(next(iter(self._said)))
+            self._said[key] = completion.text.strip().splitlines()[0].strip() if completion.text.strip() else ""
+        return self._said[key]
+
+    async def company(self, question: str, language: str, companies: Iterable[str], aliases: Mapping[str, str]) -> str:
+        """The catalog company the question names in the other language, or ""."""
+        known = list(companies)
+        chinese_filed = any(CJK_RE.search(c) for c in [*known, *aliases])
+        latin_filed = any(not CJK_RE.search(c) for c in known)
+        if language == "zh" and latin_filed:
+            names, target = chinese_names(question), "en"
+        elif language == "en" and chinese_filed:
+            names, target = [*company_names(question), *name_candidates(question)], "zh"
+        else:
+            return ""
+        for name in list(dict.fromkeys(names))[:_NAMES_PER_QUESTION]:
+            other = await self.translated(name, target)
+            if other and other != name:
+                found = filters_from_question(other, known, aliases=aliases).get("company")
+                if found:
+                    log.info("%r names %s (as %r)", name, found, other)
+                    return str(found)
+        return ""

@@ -14,10 +14,12 @@ served defaults (route gate, K, J, numeric check). Three sets:
   context was left out of the KB (never a context of the ``chinese`` set); right outcome as above.
 
 Scores (scoring.py): accuracy strict (value with its unit/scale; yes/no) with the lenient figure beside;
-citation correctness (among answers citing, a cited passage is from an evidence page / the question's
-own context); numeric faithfulness (among answers with figures, the served check found every figure in a
-cited passage: the model's own rate, whatever the policy then did); answers withheld by the "replace"
-policy and answers shown with an unsupported figure; answers with a figure found in no passage given at
+citation correctness over every answered question (the model answered, whether or not the check then
+withheld it; an answer citing nothing counts as not correct), judged on the model's own markers; numeric
+faithfulness (among answers with figures, the served check found every figure in a cited passage: the
+model's own rate, whatever the policy then did); answers with an unsupported figure before the check
+acted, beside the ones it withheld and the ones shown anyway (never an answer the user saw as the
+insufficient-information sentence); answers with a figure found in no passage given at
 all (and, in brackets, those whose figure in no passage is not the served calculator's: its result and
 formula constants are computed in code from cited figures, so no passage states them); refusals; and,
 for out-of-KB questions, the share refused or routed to the web. Every answer is
@@ -124,6 +126,13 @@ class AnswerRecord:
     # computed in code from cited figures), not the model: a computed difference is in no passage by nature.
     computed: list[str] = field(default_factory=list)
     route_note: str = ""  # why the gate routed as it did (e.g. the coverage gap)
+    # Passages the model's own answer cites, before any withholding (`cited` is what the user was shown).
+    model_cited: list[str] = field(default_factory=list)
+
+    @property
+    def answered(self) -> bool:
+        """The model answered: not a refusal, though the check may have withheld the answer."""
+        return self.withheld or not self.refused
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -140,6 +149,7 @@ def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
     scored = [r for r in records if r.strict is not None]
     lenient = [r for r in records if r.lenient is not None]
     citing = [r for r in records if r.citation_correct is not None]
+    answered = [r for r in records if r.answered]
     with_figures = [r for r in records if r.answer_check in ("supported", "unsupported")]
     # Under the "replace" policy an unsupported answer is withheld: it turns into a refusal.
     replaced_correct = sum(bool(r.strict) and r.answer_check != "unsupported" for r in scored)
@@ -152,15 +162,23 @@ def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
         "lenient_scored": len(lenient),
         "accuracy_lenient": _share(sum(bool(r.lenient) for r in lenient), len(lenient)),
         "answers_citing": len(citing),
-        "citation_correct": _share(sum(bool(r.citation_correct) for r in citing), len(citing)),
+        "answered": len(answered),
+        # Over every answered question: citing nothing, or only other passages, is not correct.
+        "citation_correct": _share(sum(bool(r.citation_correct) for r in answered), len(answered)),
+        "citation_correct_among_citing": _share(sum(bool(r.citation_correct) for r in citing), len(citing)),
         "answers_with_figures": len(with_figures),
         "numeric_faithfulness": _share(sum(r.answer_check == "supported" for r in with_figures), len(with_figures)),
         "answers_with_a_figure_in_no_passage": sum(bool(r.in_no_passage) for r in records),
         "answers_with_a_stated_figure_in_no_passage": sum(
             bool(set(r.in_no_passage) - set(r.computed)) for r in records
         ),
+        # Before the check acted (the model's answers), then what it did with them.
+        "unsupported_before_check": sum(r.answer_check == "unsupported" for r in answered),
         "withheld": sum(r.withheld for r in records),
-        "shown_with_unsupported_figures": sum(r.answer_check == "unsupported" and not r.withheld for r in records),
+        # An answer the user saw as the insufficient-information sentence is never shown with a figure.
+        "shown_with_unsupported_figures": sum(
+            r.answer_check == "unsupported" and not r.withheld and not r.refused for r in records
+        ),
         # What a check on figures cannot see: a figure the passages hold, shown for the wrong thing.
         "shown_with_a_wrong_figure": sum(_shown_wrong_figure(r) for r in scored),
         "evidence_in_context": _share(sum(r.evidence_in_context for r in records), len(records)),
@@ -301,8 +319,9 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
     assert done is not None, "the stream ended without a done event"
     # What the user is left with: a withheld answer (figures in no cited passage) shows its replacement.
     answer = done.replacement_answer or "".join(tokens)
-    cited = [c for c in citations if c.cited_in_answer] if not done.replacement_answer else []
-    cited_ids = [_passage_id(c, case.set) for c in cited]
+    # The citation flags come from the model's answer, also when the check then withheld it.
+    model_cited_ids = [_passage_id(c, case.set) for c in citations if c.cited_in_answer]
+    cited_ids = model_cited_ids if not done.replacement_answer else []
     check_name = orchestrator_pb2.AnswerCheck.Name(done.answer_check).removeprefix("ANSWER_CHECK_").lower()
     # Without its markers the answer is checked against every passage given, each read on its own (a table's
     # unit, or a scale written beside a number, belongs to its own passage).
@@ -320,7 +339,8 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         strict=strict_correct(answer, case.gold, case.question),
         lenient=answer_correct(answer, case.gold),
         cited=cited_ids,
-        citation_correct=any(c in case.relevant for c in cited_ids) if cited_ids else None,
+        citation_correct=any(c in case.relevant for c in model_cited_ids) if model_cited_ids else None,
+        model_cited=model_cited_ids,
         evidence_in_context=any(_passage_id(c, case.set) in case.relevant for c in citations),
         answer_check=check_name,
         unsupported=list(done.unsupported_numbers),
@@ -440,16 +460,18 @@ def markdown(summary: dict) -> str:
         f"context budget {summary.get('context_budget', 'served default')} tokens, numeric check policy "
         f"{summary.get('numeric_check_policy', 'served default')}.",
         "",
-        "| set | questions | accuracy strict | (lenient) | citation correct | model's numeric faithfulness | "
-        "withheld | shown with an unsupported figure | shown with a wrong figure | figure in no passage (not computed "
-        "in code) | refusals | refused or web | strict if unsupported replaced | TTFT p50 s | seconds p50 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| set | questions | accuracy strict | (lenient) | citation correct (of answered) | model's numeric "
+        "faithfulness | unsupported before the check | withheld | shown with an unsupported figure | shown with a "
+        "wrong figure | figure in no passage (not computed in code) | refusals | refused or web | strict if "
+        "unsupported replaced | TTFT p50 s | seconds p50 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, s in summary["sets"].items():
         lines.append(
             f"| {name} | {s['questions']} | {_pct(s['accuracy_strict'])} of {s['scored']} | "
             f"{_pct(s['accuracy_lenient'])} of {s['lenient_scored']} | {_pct(s['citation_correct'])} of "
-            f"{s['answers_citing']} | {_pct(s['numeric_faithfulness'])} of {s['answers_with_figures']} | "
+            f"{s.get('answered', s['answers_citing'])} | {_pct(s['numeric_faithfulness'])} of "
+            f"{s['answers_with_figures']} | {s.get('unsupported_before_check', 'n/a')} | "
             f"{s.get('withheld', 0)} | {s.get('shown_with_unsupported_figures', 'n/a')} | "
             f"{s.get('shown_with_a_wrong_figure', 'n/a')} of {s['scored']} | "
             f"{s['answers_with_a_figure_in_no_passage']} "

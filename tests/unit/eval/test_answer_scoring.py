@@ -145,3 +145,25 @@ def test_a_wrong_figure_shown_is_counted_apart_from_withheld_and_refused_answers
         ]
     )["financebench"]
     assert s["shown_with_a_wrong_figure"] == 1 and s["shown_with_unsupported_figures"] == 0
+
+
+def test_what_the_check_acted_on_is_counted_before_it_acted_and_citations_over_every_answer() -> None:
+    insufficient = "The provided information is insufficient."
+    s = evaluate(
+        [
+            # Withheld: unsupported before the check, and its own citation still judged.
+            _record(
+                answer=insufficient, refused=True, withheld=True, answer_check="unsupported", citation_correct=True
+            ),
+            # Shown with an unsupported figure, citing the wrong passage.
+            _record(answer="It was 7 [2]", answer_check="unsupported", citation_correct=False),
+            # Answered citing nothing: counted, and not correct.
+            _record(answer="It was 5.", answer_check="supported"),
+            # The user saw the insufficient sentence though the done event listed a figure: not shown, not answered.
+            _record(answer=insufficient, refused=True, answer_check="unsupported", unsupported=["5.77%"]),
+        ]
+    )["financebench"]
+    assert s["unsupported_before_check"] == 2 and s["withheld"] == 1
+    assert s["shown_with_unsupported_figures"] == 1
+    assert s["answered"] == 3 and s["citation_correct"] == 1 / 3
+    assert s["answers_citing"] == 2 and s["citation_correct_among_citing"] == 0.5

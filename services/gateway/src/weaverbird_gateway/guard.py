@@ -54,16 +54,7 @@ class RequestGuard:
         await self.app(scope, receive if limit is None else _capped(receive, limit), send)
 
     def _check(self, scope: Scope, headers: Headers, path: str, limit: int | None) -> None:
-        # h11 bounds a head that arrives in pieces; one that arrives in a single read is measured here.
-        head = len(scope.get("raw_path") or b"") + len(scope.get("query_string", b""))
-        head += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
-        if head > self._settings.max_header_bytes:
-            limit = self._settings.max_header_bytes
-            raise GatewayError(
-                431,
-                f"request line and headers are limited to {limit} bytes (GATEWAY_MAX_HEADER_KB)",
-                "REQUEST_HEADER_FIELDS_TOO_LARGE",
-            )
+        self._check_head_size(scope)
         host = headers.get("host", "")
         if path not in _PROBES:
             name = sites.host_name(host)
@@ -73,20 +64,36 @@ class RequestGuard:
         if authorization is not None:
             check_authorization(authorization)
         if scope["method"] in sites.WRITE_METHODS:
-            origin = headers.get("origin")
-            cross_site = headers.get("sec-fetch-site", "").strip().lower() == "cross-site"
-            if cross_site or (
-                origin is not None and not sites.origin_allowed(origin, host, self._settings.allowed_origins)
-            ):
-                raise GatewayError(
-                    403,
-                    "cross-site request refused: writes are accepted from this site's own pages only",
-                    "PERMISSION_DENIED",
-                )
+            self._check_same_site(headers, host)
         if limit is not None:
             declared = headers.get("content-length", "").strip()
             if declared.isdigit() and int(declared) > limit:
                 raise GatewayError(413, BodyTooLarge(limit).detail, "PAYLOAD_TOO_LARGE")
+
+    def _check_head_size(self, scope: Scope) -> None:
+        # h11 bounds a head that arrives in pieces; one that arrives in a single read is measured here.
+        most = self._settings.max_header_bytes
+        size = len(scope.get("raw_path") or b"") + len(scope.get("query_string", b""))
+        size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+        if size > most:
+            raise GatewayError(
+                431,
+                f"request line and headers are limited to {most} bytes (GATEWAY_MAX_HEADER_KB)",
+                "REQUEST_HEADER_FIELDS_TOO_LARGE",
+            )
+
+    def _check_same_site(self, headers: Headers, host: str) -> None:
+        """A browser marks a write from another site (Fetch Metadata) and always names its Origin."""
+        origin = headers.get("origin")
+        cross_site = headers.get("sec-fetch-site", "").strip().lower() == "cross-site"
+        if cross_site or (
+            origin is not None and not sites.origin_allowed(origin, host, self._settings.allowed_origins)
+        ):
+            raise GatewayError(
+                403,
+                "cross-site request refused: writes are accepted from this site's own pages only",
+                "PERMISSION_DENIED",
+            )
 
 
 def _capped(receive: Receive, limit: int) -> Receive:

@@ -57,6 +57,7 @@ NGINX = "nginx.ingress.kubernetes.io/"
 SENTINELS = {
     "webApiKey": "sentinel-web-api-key-5f1e",
     "kafkaSaslPassword": "sentinel-kafka-password-a9c2",
+    "kafkaSigningKey": "sentinel-kafka-signing-key-4e8a-0123456789",
     "qdrantApiKey": "sentinel-qdrant-key-77d0",
     "generatorApiKey": "sentinel-generator-key-31bb",
     "huggingfaceToken": "sentinel-hf-token-0c4d",
@@ -638,7 +639,7 @@ def test_env_names_are_declared_settings_and_accepted(render, name: str, monkeyp
         for key, value in data.items():
             monkeypatch.setenv(key, value)
         for key in secret_env:
-            monkeypatch.setenv(key, "placeholder")
+            monkeypatch.setenv(key, "placeholder-" + "x" * 32)  # as long as a key must be (KAFKA__SIGNING_KEY)
         cls()  # raises on a value the service itself would reject at start
         monkeypatch.undo()
 
@@ -660,6 +661,8 @@ def test_secret_values_never_in_configmaps(render) -> None:
     assert refs["orchestrator"]["ORCHESTRATOR_WEB_API_KEY"]["key"] == "web-api-key"
     assert refs["orchestrator"]["ORCHESTRATOR_KAFKA__SASL_PASSWORD"]["key"] == "kafka-sasl-password"
     assert refs["ingester"]["INGESTER_KAFKA__SASL_PASSWORD"]["key"] == "kafka-sasl-password"
+    for svc in ("orchestrator", "ingester"):  # the producers sign ingest records, the ingester checks them
+        assert refs[svc][f"{svc.upper()}_KAFKA__SIGNING_KEY"]["key"] == "kafka-signing-key"
     assert refs["retriever"]["RETRIEVER_QDRANT_API_KEY"]["key"] == "qdrant-api-key"
     assert refs["generator"]["GENERATOR_API_KEY"]["key"] == "generator-api-key"
     for svc_refs in refs.values():

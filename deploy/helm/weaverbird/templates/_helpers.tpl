@@ -291,6 +291,10 @@ instead of a half-configured service.
 {{- $login := include "weaverbird.kafkaLogin" . | fromYaml }}
 {{- $refs = append $refs (dict "name" (printf "%s_KAFKA__SASL_PASSWORD" $p) "secret" $login.secretName "key" $login.secretKey "optional" false) }}
 {{- end }}
+{{- if and (has $c (list "orchestrator" "ingester")) (include "weaverbird.kafkaBootstrap" $root) (include "weaverbird.hasSecret" (dict "root" $root "value" "kafkaSigningKey")) }}
+{{- /* Producers sign ingest records with it and the ingester checks them (issue 34); optional with an existingSecret. */}}
+{{- $refs = append $refs (dict "name" (printf "%s_KAFKA__SIGNING_KEY" $p) "key" "kafka-signing-key" "optional" (not $root.Values.secrets.kafkaSigningKey)) }}
+{{- end }}
 {{- if and (eq $c "gateway") $root.Values.gateway.defaultTokenSecret.name }}
 {{- $t := $root.Values.gateway.defaultTokenSecret }}
 {{- $refs = append $refs (dict "name" "GATEWAY_DEFAULT_TOKEN" "secret" $t.name "key" ($t.key | default "token") "optional" false) }}
@@ -399,7 +403,7 @@ podAntiAffinity:
 {{/* data: of the chart-managed Secret (base64), only the keys that have values. */}}
 {{- define "weaverbird.secretData" -}}
 {{- $s := .Values.secrets }}
-{{- range $key, $value := dict "web-api-key" $s.webApiKey "kafka-sasl-password" $s.kafkaSaslPassword "qdrant-api-key" $s.qdrantApiKey "generator-api-key" $s.generatorApiKey "hf-token" $s.huggingfaceToken }}
+{{- range $key, $value := dict "web-api-key" $s.webApiKey "kafka-sasl-password" $s.kafkaSaslPassword "kafka-signing-key" $s.kafkaSigningKey "qdrant-api-key" $s.qdrantApiKey "generator-api-key" $s.generatorApiKey "hf-token" $s.huggingfaceToken }}
 {{- if $value }}
 {{ $key }}: {{ $value | toString | b64enc | quote }}
 {{- end }}

@@ -8,6 +8,7 @@ from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
 
+from weaverbird_retriever.facts import facts_collection, facts_data_dir
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
 from weaverbird_retriever.settings import RetrieverSettings
@@ -27,6 +28,14 @@ async def main() -> None:
         collection=settings.collection,
         timeout_s=settings.qdrant_timeout_s,
     )
+    facts = open_async_store(
+        settings.store,
+        path=facts_data_dir(settings.store, settings.data_dir),
+        url=settings.qdrant_url,
+        api_key=settings.qdrant_api_key,
+        collection=facts_collection(settings.collection),
+        timeout_s=settings.qdrant_timeout_s,
+    )
     servicer = RetrieverServicer(
         store,
         settings.max_k,
@@ -36,6 +45,7 @@ async def main() -> None:
         prefetch=settings.prefetch,
         lexical_weight=settings.lexical_weight,
         figure_weight=settings.figure_weight,
+        facts=facts,
     )
     await servicer.warm_up()
     binding = ServiceBinding(
@@ -45,7 +55,10 @@ async def main() -> None:
     )
 
     async def close() -> None:
-        await store.close()
+        try:
+            await store.close()
+        finally:
+            await facts.close()
 
     await serve_forever("retriever", settings, [binding], on_stop=close)
 

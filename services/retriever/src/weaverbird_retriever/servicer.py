@@ -20,6 +20,7 @@ from weaverbird_common.errors import FailedPrecondition, InvalidArgument, NotFou
 from weaverbird_retriever import documents
 from weaverbird_retriever.catalog import fetch_catalog
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
+from weaverbird_retriever.facts import FactStore
 from weaverbird_retriever.lexical import encoder, term_coverage
 from weaverbird_retriever.stores import AsyncVectorStore, CollectionMissing, DimensionMismatch, VectorStore
 from weaverbird_retriever.stores.base import (
@@ -37,14 +38,18 @@ from weaverbird_retriever.validation import (
     validate_delete,
     validate_get_document,
     validate_list_documents,
+    validate_lookup_facts,
     validate_search,
     validate_upsert,
+    validate_upsert_facts,
 )
 
 log = logging.getLogger(__name__)
 
 # Values listed per field when the request names no limit: more companies than a KB of filings holds.
 _CATALOG_LIMIT = 1000
+# Facts a lookup returns when the request names no limit: every fact of a long annual report.
+_FACTS_LIMIT = 5000
 
 
 @contextmanager
@@ -74,7 +79,7 @@ def store_errors() -> Iterator[None]:
 
 class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
     """Serves Upsert, Search, DeleteDocument, CollectionStats, Catalog, ListDocuments and GetDocument
-    over one collection."""
+    over one collection, and UpsertFacts / LookupFacts over its facts collection."""
 
     def __init__(
         self,
@@ -87,8 +92,11 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         prefetch: int = 50,
         lexical_weight: float = 1.0,
         figure_weight: float = 0.0,
+        facts: AsyncVectorStore | VectorStore | None = None,
     ) -> None:
         """store: the asynchronous store to serve from; a synchronous one is run on worker threads.
+        facts: the store of the facts collection (facts.facts_collection); without it the fact RPCs
+        answer FAILED_PRECONDITION.
 
         Nothing is read from the store here: a Qdrant server that is down at start-up must not keep
         the retriever from starting (it answers UNAVAILABLE until the server is back)."""
@@ -104,6 +112,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self._dimension: int | None = None
         # Only creating the collection is serialised; every other call runs concurrently.
         self._create_lock = asyncio.Lock()
+        self._facts = FactStore(facts) if facts is not None else None
 
     async def warm_up(self) -> None:
         """Reads the collection once before serving (dimension, and the points gauge for dashboards);
@@ -210,13 +219,44 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext
     ) -> retriever_pb2.DeleteDocumentResponse:
         validate_delete(request)
+        facts_deleted = 0
+        if self._facts is not None:
+            with store_errors():
+                facts_deleted = await self._facts.delete(request.document_id)
         if await self._known_dimension() is None:
-            return retriever_pb2.DeleteDocumentResponse(deleted=0)
+            return retriever_pb2.DeleteDocumentResponse(deleted=0, facts_deleted=facts_deleted)
         with store_errors(), self._forget_missing():
             deleted = await self._store.delete_document(request.document_id)
             if deleted:
                 telemetry.RETRIEVER_COLLECTION_POINTS.set((await self._store.stats()).points)
-        return retriever_pb2.DeleteDocumentResponse(deleted=deleted)
+        return retriever_pb2.DeleteDocumentResponse(deleted=deleted, facts_deleted=facts_deleted)
+
+    def _fact_store(self) -> FactStore:
+        if self._facts is None:
+            raise FailedPrecondition("this retriever was started without a facts store")
+        return self._facts
+
+    async def UpsertFacts(
+        self, request: retriever_pb2.UpsertFactsRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.UpsertFactsResponse:
+        validate_upsert_facts(request)
+        with store_errors():
+            written = await self._fact_store().replace(request.document_id, request.facts)
+        return retriever_pb2.UpsertFactsResponse(upserted=written)
+
+    async def LookupFacts(
+        self, request: retriever_pb2.LookupFactsRequest, context: grpc.aio.ServicerContext
+    ) -> retriever_pb2.LookupFactsResponse:
+        validate_lookup_facts(request)
+        with store_errors():
+            facts = await self._fact_store().lookup(
+                company=request.company,
+                concepts=list(request.concepts),
+                fiscal_years=list(request.fiscal_years),
+                document_id=request.document_id,
+                limit=request.limit or _FACTS_LIMIT,
+            )
+        return retriever_pb2.LookupFactsResponse(facts=facts)
 
     async def CollectionStats(
         self, request: retriever_pb2.CollectionStatsRequest, context: grpc.aio.ServicerContext

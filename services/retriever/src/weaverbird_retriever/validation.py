@@ -158,3 +158,65 @@ def validate_list_documents(request: retriever_pb2.ListDocumentsRequest, *, max_
 
 def validate_get_document(request: retriever_pb2.GetDocumentRequest) -> None:
     check_text(request.document_id, "document_id", max_chars=MAX_ID_CHARS, required=True)
+
+
+# Facts of one document per UpsertFacts: a 10-K's statements give a few thousand.
+MAX_FACTS_PER_DOCUMENT = 50_000
+MAX_CONCEPT_CHARS = 256
+MAX_FACT_TEXT_CHARS = 64  # statement, unit, currency, period_end
+MAX_LOOKUP_CONCEPTS = 64
+MAX_LOOKUP_YEARS = 32
+# One scroll per concept and year pair: bounds the work of one lookup.
+MAX_LOOKUP_PAIRS = 512
+MAX_LOOKUP_LIMIT = 10_000
+# Scale words go up to 1e12 (trillions); 亿 is 1e8.
+MAX_FACT_SCALE = 1e15
+MAX_MONTHS = 12
+
+
+def check_fact(fact: retriever_pb2.Fact, field: str, document_id: str) -> None:
+    """One fact: its document is the request's, every text within its length, numbers finite and in range."""
+    if fact.document_id and fact.document_id != document_id:
+        raise InvalidArgument(
+            f"{field}.document_id is {fact.document_id[:80]!r}, not the request's document_id; "
+            "send each document's facts in its own call"
+        )
+    check_text(fact.company, f"{field}.company", max_chars=MAX_COMPANY_CHARS)
+    for name in ("table", "label", "scale_text", "title", "source"):
+        check_text(getattr(fact, name), f"{field}.{name}", max_chars=MAX_LABEL_CHARS)
+    check_text(fact.concept, f"{field}.concept", max_chars=MAX_CONCEPT_CHARS)
+    for name in ("statement", "unit", "currency", "period_end"):
+        check_text(getattr(fact, name), f"{field}.{name}", max_chars=MAX_FACT_TEXT_CHARS)
+    check_int(fact.page, f"{field}.page", minimum=0, maximum=MAX_PAGE)
+    check_int(fact.fiscal_year, f"{field}.fiscal_year", minimum=0, maximum=MAX_YEAR)
+    check_int(fact.months, f"{field}.months", minimum=0, maximum=MAX_MONTHS)
+    check_int(fact.quarter, f"{field}.quarter", minimum=0, maximum=MAX_QUARTER)
+    if not math.isfinite(fact.value):
+        raise InvalidArgument(f"{field}.value must be a finite number, got {fact.value}")
+    if not (math.isfinite(fact.scale) and 0 < fact.scale <= MAX_FACT_SCALE):
+        raise InvalidArgument(f"{field}.scale must be a positive number up to {MAX_FACT_SCALE:g}, got {fact.scale}")
+
+
+def validate_upsert_facts(request: retriever_pb2.UpsertFactsRequest) -> None:
+    check_text(request.document_id, "document_id", max_chars=MAX_ID_CHARS, required=True)
+    check_count(request.facts, "facts", maximum=MAX_FACTS_PER_DOCUMENT)
+    for i, fact in enumerate(request.facts):
+        check_fact(fact, f"facts[{i}]", request.document_id)
+
+
+def validate_lookup_facts(request: retriever_pb2.LookupFactsRequest) -> None:
+    check_text(request.company, "company", max_chars=MAX_COMPANY_CHARS)
+    check_text(request.document_id, "document_id", max_chars=MAX_ID_CHARS)
+    check_count(request.concepts, "concepts", maximum=MAX_LOOKUP_CONCEPTS)
+    for i, concept in enumerate(request.concepts):
+        check_text(concept, f"concepts[{i}]", max_chars=MAX_CONCEPT_CHARS, required=True)
+    check_count(request.fiscal_years, "fiscal_years", maximum=MAX_LOOKUP_YEARS)
+    for i, year in enumerate(request.fiscal_years):
+        check_int(year, f"fiscal_years[{i}]", minimum=1, maximum=MAX_YEAR)
+    pairs = max(len(set(request.concepts)), 1) * max(len(set(request.fiscal_years)), 1)
+    if pairs > MAX_LOOKUP_PAIRS:
+        raise InvalidArgument(
+            f"{len(request.concepts)} concepts times {len(request.fiscal_years)} fiscal years is {pairs} lookups; "
+            f"at most {MAX_LOOKUP_PAIRS} per call"
+        )
+    check_int(request.limit, "limit", minimum=0, maximum=MAX_LOOKUP_LIMIT)

@@ -47,6 +47,10 @@ INDEXED_FIELDS: Mapping[str, Literal["keyword", "integer"]] = {
     "chunk_index": "integer",
     # The document's date (ISO); indexed so the catalog can facet on it (a company's newest document).
     "published_date": "keyword",
+    # Facts (their own collection, facts.py) are looked up by concept and fiscal year, besides
+    # company and document_id above; chunks carry neither, so the two indexes stay empty there.
+    "concept": "keyword",
+    "fiscal_year": "integer",
 }
 
 # Fixed namespace: changing it would give every chunk a new id and duplicate the whole collection.

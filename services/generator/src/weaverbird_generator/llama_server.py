@@ -79,7 +79,7 @@ class LlamaServer:
     benchmarks.prompt_reading`), and prompt reading is the time to first token here. Hence
     `repack_weights=False`; other CPUs (AVX-512, ARM) may gain from it, so it stays a setting.
 
-    `api_key`: llama.cpp then answers every endpoint but /health and /v1/models with 401 unless the
+    `api_key`: llama.cpp then answers every endpoint but /health with 401 unless the
     request carries `Authorization: Bearer <key>`, so another local user or a page in a browser
     cannot use the model, read /slots (the prompts in flight) or /metrics. The generator mints one
     per start and keeps it in memory; a child gets it on its stdin, never on its command line.

@@ -10,7 +10,9 @@ from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepar
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
-_AMAZON = Passage("a1", "Total net sales were $280,522 million in 2019.", 0.7, "d1", "Amazon 10-K 2019", "amzn.pdf", 3, "local")
+_AMAZON = Passage(
+    "a1", "Total net sales were $280,522 million in 2019.", 0.7, "d1", "Amazon 10-K 2019", "amzn.pdf", 3, "local"
+)
 
 
 class BilingualPeers(FakePeers):
@@ -53,13 +55,13 @@ def _flow(peers: FakePeers, **fields: object) -> QuestionFlow:
 
 
 async def test_a_chinese_name_of_an_english_filings_company_filters_to_it() -> None:
-    peers = BilingualPeers({("亚马逊", "en"): "Amazon"})
+    peers = BilingualPeers({("亚马逊", "en"): "Amazon", ("Amazon", "zh"): "亚马逊"})
     flow = _flow(peers)
     params = await flow.params("亚马逊2019年的净销售额是多少？")
     assert params.filters == {"company": "AMAZON", "year": 2019} and params.language == "zh"
-    assert peers.name_calls == [("亚马逊", "en")]
+    assert peers.name_calls == [("亚马逊", "en"), ("Amazon", "zh")]  # there and back
     await flow.params("亚马逊2020年的净销售额是多少？")
-    assert peers.name_calls == [("亚马逊", "en")]  # remembered, not asked again
+    assert len(peers.name_calls) == 2  # remembered, not asked again
     retrieval = await flow.retrieve(params)
     assert retrieval.decision.verdict == "local"  # not refused as a name the KB never mentions
 
@@ -68,12 +70,16 @@ async def test_a_name_the_model_does_not_know_or_gets_wrong_finds_nothing() -> N
     peers = BilingualPeers({("亚马逊", "en"): "Amazonia Holdings"})
     params = await _flow(peers).params("亚马逊2019年的净销售额是多少？")
     assert "company" not in params.filters
+    # A wrong name of a KB company: asked back, the model names another company, so it is not taken.
+    peers = BilingualPeers({("家得宝", "en"): "Amazon", ("Amazon", "zh"): "亚马逊"})
+    params = await _flow(peers).params("家得宝2019年的净销售额是多少？")
+    assert "company" not in params.filters
     params = await _flow(BilingualPeers({})).params("腾讯2019年的营业收入是多少？")  # echoed unchanged
     assert "company" not in params.filters
 
 
 async def test_an_english_name_of_a_chinese_company_filters_to_it_and_known_names_ask_nothing() -> None:
-    peers = BilingualPeers({("Greenpine Energy", "zh"): "青松新能源"})
+    peers = BilingualPeers({("Greenpine Energy", "zh"): "青松新能源", ("青松新能源", "en"): "Greenpine Energy"})
     params = await _flow(peers).params("What was Greenpine Energy's revenue in 2024?")
     assert params.filters.get("company") == "青松新能源"
     peers = BilingualPeers({})

@@ -133,3 +133,12 @@ def test_a_call_cancelled_before_it_starts_never_runs() -> None:
     with pytest.raises(WorkerCancelled):
         pool.run(len, "abc", timeout_s=30, cancel=cancel)
     pool.close()
+
+
+def test_work_without_a_principal_is_not_capped() -> None:
+    # The orchestrator's own web-page parses may use every general slot, as before.
+    scheduler = SlotScheduler(size=2, light_slots=1)
+    tickets = [scheduler.acquire("", light=False, size_bytes=100_000, cancel=None) for _ in range(2)]
+    assert [t.slot for t in tickets] == ["general", "general"]
+    for ticket in tickets:
+        scheduler.release(ticket)

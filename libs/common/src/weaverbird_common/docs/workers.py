@@ -140,7 +140,8 @@ class SlotScheduler:
     """Grants `size` general slots and `light_slots` slots only light calls may use.
 
     A principal holds at most `per_principal` general slots with heavy calls; light calls are not
-    capped (they are small by definition) and use a general slot when their own lane is full.
+    capped (they are small by definition) and use a general slot when their own lane is full. Calls
+    without a principal (the service's own work, e.g. the orchestrator's web pages) are not capped.
     """
 
     def __init__(self, size: int, light_slots: int = 1, per_principal: int | None = None) -> None:
@@ -192,7 +193,7 @@ class SlotScheduler:
             if ticket.light and self._free["light"] > 0:
                 ticket.slot = "light"
             elif self._free["general"] > 0 and (
-                ticket.light or self._heavy.get(ticket.principal, 0) < self.per_principal
+                ticket.light or not ticket.principal or self._heavy.get(ticket.principal, 0) < self.per_principal
             ):
                 ticket.slot = "general"
                 if not ticket.light:

@@ -113,6 +113,12 @@ def run_answers(args: argparse.Namespace) -> int:
     return answers.main(args)
 
 
+def run_facts(args: argparse.Namespace) -> int:
+    from weaverbird_eval import facts
+
+    return facts.run(args.data, args.out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="weaverbird eval", description=__doc__)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -172,10 +178,22 @@ def main(argv: list[str] | None = None) -> int:
         help="ORCHESTRATOR_NUMERIC_CHECK_POLICY (warn: answers as the model wrote them); default: served",
     )
 
+    p_facts = sub.add_parser(
+        "facts", help="statement facts of FinanceBench filings; figure questions answered from them"
+    )
+    p_facts.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    p_facts.add_argument("--out", type=Path, default=DEFAULT_OUT)
+
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", module="ranx")  # numba cast warnings on every metric call
     warnings.filterwarnings("ignore", category=Warning, message=".*unsafe cast.*")
-    runs = {"retrieval": run_retrieval, "calibrate": run_calibrate, "route": run_route, "answers": run_answers}
+    runs = {
+        "retrieval": run_retrieval,
+        "calibrate": run_calibrate,
+        "route": run_route,
+        "answers": run_answers,
+        "facts": run_facts,
+    }
     return runs[args.what](args)
 
 

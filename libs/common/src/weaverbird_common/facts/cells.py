@@ -10,7 +10,7 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 # "31," of "December 31, 2017" and "2.5x" out.
 CELL = re.compile(
     rf"(?<![\d.,/])(?:(?:US)?\$|RMB|¥|€|£)?\s*"
-    rf"(?:\(\s*(?:\$\s*)?(?P<neg>{_NUMBER})\s*\)|(?P<minus>[-−])?(?P<num>{_NUMBER})|(?P<dash>—|–|-{{1,2}}))"
+    rf"(?:\(\s*(?:\$\s*)?(?P<neg>{_NUMBER})\s*\)|(?P<minus>[-−])?(?P<num>{_NUMBER})|(?P<dash>—|(?<![A-Za-z])(?:–|-{{1,2}})))"
     rf"(?P<pct>\s*%)?(?:\s*\*+)?(?=\s|$|[A-Z$(—–]|[\u4e00-\u9fff])"
 )
 _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")

@@ -54,6 +54,8 @@ def facts_from_rows(rows: Iterable[Row], document: Document, page: int | None) -
                     unit=unit,
                     currency=row.table.currency if unit in ("currency", "per_share") else "",
                     scale_text=row.table.scale_text,
+                    title=document.title,
+                    source=document.source,
                 )
             )
     return facts

@@ -31,8 +31,12 @@ class Row:
     table: TableContext
 
 
+_NOTE_REF = re.compile(r"\s*\((?:see )?notes? \d+[a-z]?(?:(?:,| and) \d+[a-z]?)*\)", re.IGNORECASE)
 _FOOTNOTE = re.compile(r"\s*(?:\((?:\d{1,2}|[a-z])\)|\[\d{1,2}\]|\*+|†|‡)(?=\s|$|,)")
 _LEADING_JUNK = re.compile(r"^(?:table of contents\s*)+", re.IGNORECASE)
+_SCALE_CAPTION = re.compile(r"\((?:[$a-z ]*\bin |dollars in |amounts in )[^)]*\)", re.IGNORECASE)
+# Upper-case section captions in front of a row's words: "ASSETS CURRENT ASSETS Cash and cash equivalents".
+_CAPS_SECTION = re.compile(r"^(?:[A-Z][A-Z&,'’\-]+ )+(?=[A-Z][a-z])")
 # Section captions printed without a colon in front of a row's own words (cash flow statements).
 _SECTION = re.compile(
     r"^(?P<section>(?:cash flows? (?:from|provided by|used in) (?:\(used in\) )?(?:operating|investing|financing)"
@@ -49,6 +53,10 @@ def tidy_label(raw: str) -> tuple[str, str]:
     trailing "$" dropped, and a section caption ("Current assets:") split off the row's own words."""
     text = " ".join(raw.replace("\u00a0", " ").split())
     text = _LEADING_JUNK.sub("", text)
+    text = _SCALE_CAPTION.sub(" ", text).strip()
+    caps = _CAPS_SECTION.match(text)
+    if caps:
+        text = text[caps.end() :]
     text = text.rstrip(" $¥€£").strip()
     section = ""
     # "Operating expenses: Cost of sales" -> section "Operating expenses", label "Cost of sales"; a
@@ -60,6 +68,7 @@ def tidy_label(raw: str) -> tuple[str, str]:
     split = _SECTION.match(text)
     if split and len(split.group("rest")) > 2:
         section, text = split.group("section"), split.group("rest")
+    text = _NOTE_REF.sub("", text)
     text = _FOOTNOTE.sub("", text).strip(" ,;")
     return text, section
 

@@ -21,6 +21,7 @@ from weaverbird_common.facts.rows import Row, TableContext, plausible_label, tid
 # A paragraph this long between figures means the table has ended.
 _PROSE = 600
 _MIDWORD_BREAK = re.compile(r"(?<=[a-z])\n(?=[a-z])")
+_CONNECTOR = re.compile(r"\s*(?:and|or|to|through|-|–)\s*", re.IGNORECASE)
 
 
 @dataclass
@@ -69,6 +70,18 @@ def _plausible_years(years: list[int]) -> bool:
     return max(years) - min(years) <= 10
 
 
+def _last_header(text: str, group: list[_Token]) -> list[_Token]:
+    """"December 31, 2022 and 2021  2022  2021": a year seen again with no new duration phrase between
+    starts the header over (the caption named the years, the columns follow)."""
+    current: list[_Token] = []
+    for token in group:
+        seen = [i for i, t in enumerate(current) if t.year == token.year]
+        if seen and periods.months_from(text[current[-1].end : token.start]) is None:
+            current = current[seen[0] + 1 :]
+        current.append(token)
+    return current
+
+
 @dataclass
 class PageState:
     """What carries from one page to the next: a statement that continues without a new header."""
@@ -101,6 +114,7 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             ):
                 group.extend(runs[j])
                 j += 1
+            group = _last_header(text, group)
             years = [t.year for t in group if t.year is not None]
             if _plausible_years(years):
                 table = _header_table(text, pending_from, group, scales, page_kind, table)
@@ -118,7 +132,8 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             i += 1
             continue
         n = len(table.columns)
-        if len(run) < n:
+        if len(run) < n or _CONNECTOR.fullmatch(text[run[-1].end : runs[i + 1][0].start] if i + 1 < len(runs) else "x"):
+            # Too few figures, or figures inside the label ("allowances - $40 and $42  1,721  2,004").
             i += 1
             continue
         values = run[-n:]

@@ -1,0 +1,135 @@
+"""`weaverbird eval facts`: statement facts read from FinanceBench filings, and figure questions answered
+from them in code (no model, no retrieval: each question's own filing is the fact source).
+
+Two measures:
+- extraction: the line items FinanceBench's justifications spell out with their figures ("Accounts
+  receivable+Inventories-Accounts payable" over "334+275-254") are looked up among the facts of the
+  evidence pages by label and value: the share found with the right value, period and scale.
+- answers: every question is read by facts.question; those it can read are answered by
+  facts.answer and scored strictly (scoring.strict_correct); the rest are counted as passed on to the
+  passage path. Reported per question type, with wrong answers listed for reading.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.facts.answer import FactAnswer, answer_from_facts
+from weaverbird_common.facts.extract import extract_facts
+from weaverbird_common.facts.model import Fact
+from weaverbird_common.facts.question import read_question
+
+from weaverbird_eval.scoring import strict_correct
+
+
+def _documents(root: Path) -> dict[str, Document]:
+    pages: dict[str, list[Page]] = defaultdict(list)
+    for line in (root / "pages.jsonl").open(encoding="utf-8"):
+        row = json.loads(line)
+        pages[row["doc_name"]].append(Page(row["page_num"] + 1, row["text"]))
+    docs = {}
+    for name, doc_pages in pages.items():
+        doc_pages.sort(key=lambda p: p.number or 0)
+        year = re.search(r"_(\d{4})", name)
+        docs[name] = Document(name, name, name, doc_pages, "en", name.split("_")[0],
+                              int(year.group(1)) if year else None, None, "")
+    return docs
+
+
+class _PageCites:
+    """[n] per page, numbered as pages are first cited."""
+
+    def __init__(self) -> None:
+        self.pages: dict[int | None, int] = {}
+
+    def __call__(self, fact: Fact) -> int:
+        return self.pages.setdefault(fact.page, len(self.pages) + 1)
+
+
+def _norm(label: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", label.lower()).strip()
+
+
+@dataclass
+class ExtractionCheck:
+    items: int = 0
+    found_label: int = 0
+    found_value: int = 0
+
+
+def check_extraction(questions: list[dict], facts_of: dict[str, list[Fact]]) -> tuple[ExtractionCheck, list[str]]:
+    """Line items named with their figures in a justification ("A+B-C" over "1+2-3")."""
+    check, misses = ExtractionCheck(), []
+    for q in questions:
+        lines = [line.strip() for line in (q.get("justification") or "").splitlines() if line.strip()]
+        for names, numbers in itertools.pairwise(lines):
+            if not re.fullmatch(r"[\d.,+\-*/() ]+", numbers) or not re.search(r"[A-Za-z]", names):
+                continue
+            labels = [n.strip() for n in re.split(r"[+\-*/]", names) if n.strip()]
+            values = [float(v.replace(",", "")) for v in re.findall(r"\d[\d,]*(?:\.\d+)?", numbers)]
+            if len(labels) != len(values):
+                continue
+            pages = {e["evidence_page_num"] + 1 for e in q["evidence"]}
+            facts = [f for f in facts_of[q["doc_name"]] if f.page in pages]
+            for label, value in zip(labels, values, strict=True):
+                check.items += 1
+                same_label = [f for f in facts if _norm(label) in _norm(f.label) or _norm(f.label) in _norm(label)]
+                if same_label:
+                    check.found_label += 1
+                if any(abs(abs(f.value) - value) < 0.5 for f in same_label):
+                    check.found_value += 1
+                else:
+                    misses.append(f"{q['doc_name']}: {label} = {value}")
+    return check, misses
+
+
+def run(data: Path, out: Path) -> int:
+    root = data / "financebench"
+    questions = [json.loads(line) for line in (root / "questions.jsonl").open(encoding="utf-8") if line.strip()]
+    docs = _documents(root)
+    facts_of = {name: extract_facts(doc) for name, doc in docs.items() if name in {q["doc_name"] for q in questions}}
+    check, misses = check_extraction(questions, facts_of)
+    by_type: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    records = []
+    for q in questions:
+        kind = q["question_type"]
+        by_type[kind]["questions"] += 1
+        read = read_question(q["question"])
+        facts = facts_of.get(q["doc_name"], [])
+        if read is None or not facts:
+            by_type[kind]["passed_on"] += 1
+            continue
+        result = answer_from_facts(read, facts, _PageCites())
+        if not isinstance(result, FactAnswer):
+            by_type[kind]["passed_on"] += 1
+            records.append({"id": q["financebench_id"], "question": q["question"], "miss": result.detail})
+            continue
+        right = strict_correct(result.text, q["answer"], q["question"])
+        by_type[kind]["answered"] += 1
+        by_type[kind]["right" if right else "wrong"] += 1
+        records.append({"id": q["financebench_id"], "question": q["question"], "gold": q["answer"],
+                        "answer": result.text, "right": bool(right)})
+    summary = {
+        "extraction": {"items": check.items, "label_found": check.found_label, "value_found": check.found_value,
+                       "misses": misses},
+        "answers": {k: dict(v) for k, v in by_type.items()},
+        "facts_per_filing": {k: len(v) for k, v in facts_of.items()},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "facts.json").write_text(json.dumps({"summary": summary, "records": records}, indent=2,
+                                               ensure_ascii=False), encoding="utf-8")
+    total = {k: sum(v.get(k, 0) for v in by_type.values()) for k in ("questions", "answered", "right", "wrong")}
+    print(f"extraction: {check.found_value}/{check.items} justification line items found with their value "
+          f"({check.found_label} by label)")
+    for kind, row in sorted(by_type.items()):
+        print(f"{kind:18s} {dict(row)}")
+    print(f"all: {total}; strict right {total['right']}/{total['questions']} = "
+          f"{total['right'] / max(1, total['questions']):.1%}; wrong shown {total['wrong']}")
+    print(f"written: {out / 'facts.json'}")
+    return 0

@@ -1,0 +1,196 @@
+"""A figure question answered from facts: the value with unit and scale, the formula, a page per figure.
+
+The model never writes a figure here. A line item is looked up; a metric is computed in code from the
+line items its formula names (finance.metrics); a missing or conflicting fact is said plainly and the
+caller falls back to the passage path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from weaverbird_common.facts.model import Fact
+from weaverbird_common.facts.question import FigureQuestion
+from weaverbird_common.facts.select import Conflict, pick_fact
+from weaverbird_common.facts.units import multiplier_word
+from weaverbird_common.finance.concepts import CONCEPTS
+from weaverbird_common.finance.metrics import Computed, Metric, compute
+
+
+@dataclass(frozen=True)
+class FactAnswer:
+    """What the user is told: the text (citations [n] over `used`), the value and its unit."""
+
+    value: float
+    unit: str
+    text: str
+    formula: str
+    used: tuple[Fact, ...]
+
+
+@dataclass(frozen=True)
+class FactMiss:
+    """Why facts could not answer: "missing" (which concept, which period) or "conflict"."""
+
+    reason: str
+    detail: str
+    facts: tuple[Fact, ...] = field(default_factory=tuple)
+
+
+Cite = Callable[[Fact], int]
+
+
+class _Lookup:
+    """The lookup a metric computes over: (concept, "t"/"t-1") -> amount in the inputs' common scale."""
+
+    def __init__(self, facts: Sequence[Fact], year: int, quarter: int) -> None:
+        self.facts, self.year, self.quarter = facts, year, quarter
+        self.used: list[Fact] = []
+        self.missing: list[tuple[str, int]] = []
+        self.conflicts: list[Conflict] = []
+
+    def __call__(self, concept: str, period: str) -> float | None:
+        year = self.year - 1 if period == "t-1" else self.year
+        found = pick_fact(self.facts, concept, year, self.quarter)
+        if isinstance(found, Conflict):
+            self.conflicts.append(found)
+            return None
+        if found is None:
+            self.missing.append((concept, year))
+            return None
+        self.used.append(found)
+        # Amounts in the table's scale when every input shares it (they come from one statement);
+        # mixed scales are brought to base units so the arithmetic stays right.
+        return found.amount
+
+
+def answer_from_facts(question: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str = "en"
+                      ) -> FactAnswer | FactMiss:
+    if question.metric is not None:
+        return _metric_answer(question, question.metric, facts, cite, language)
+    return _concept_answer(question, facts, cite, language)
+
+
+def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str) -> FactAnswer | FactMiss:
+    picked: list[Fact] = []
+    for year in q.years:
+        found = pick_fact(facts, q.concept, year, q.quarter)
+        if isinstance(found, Conflict):
+            return FactMiss("conflict", _conflict_text(found, language), found.facts)
+        if found is None:
+            return FactMiss("missing", f"{q.concept} {year}")
+        picked.append(found)
+    last = picked[-1]
+    if q.aggregate == "average" and len(picked) > 1:
+        value = sum(f.amount for f in picked) / len(picked)
+        formula = "(" + " + ".join(_show(f, cite) for f in picked) + f") / {len(picked)}"
+    elif q.aggregate == "change" and len(picked) > 1:
+        value = picked[-1].amount - picked[0].amount
+        formula = f"{_show(picked[-1], cite)} - {_show(picked[0], cite)}"
+    else:
+        value = last.amount
+        formula = _show(last, cite)
+    shown = _amount_text(value, last)
+    name = last.label
+    period = " - ".join(f.period.label() for f in picked) if len(picked) > 1 else last.period.label()
+    if language == "zh":
+        text = f"{name}（{period}）：{shown} {_cites(picked, cite)}。"
+    else:
+        text = f"{name} ({period}): {shown} {_cites(picked, cite)}."
+    if len(picked) > 1:
+        text += f" {formula}"
+    return FactAnswer(value, last.unit, text, formula, tuple(picked))
+
+
+def _metric_answer(q: FigureQuestion, metric: Metric, facts: Sequence[Fact], cite: Cite, language: str
+                   ) -> FactAnswer | FactMiss:
+    results: list[tuple[int, Computed]] = []
+    used: list[Fact] = []
+    for year in q.years:
+        lookup = _Lookup(facts, year, q.quarter)
+        computed = compute(metric, lookup)
+        if lookup.conflicts and computed is None:
+            return FactMiss("conflict", _conflict_text(lookup.conflicts[0], language), lookup.conflicts[0].facts)
+        if computed is None:
+            missing = ", ".join(f"{c} {y}" for c, y in lookup.missing) or metric.id
+            return FactMiss("missing", missing)
+        results.append((year, computed))
+        used.extend(f for f in lookup.used if f not in used)
+    values = [c.value for _, c in results]
+    if q.aggregate == "average" and len(values) > 1:
+        value = sum(values) / len(values)
+        how = f"average of {', '.join(_metric_value(v, metric.unit) for v in values)}"
+    elif q.aggregate == "change" and len(values) > 1:
+        value = values[-1] - values[0]
+        how = f"{_metric_value(values[-1], metric.unit)} - {_metric_value(values[0], metric.unit)}"
+    else:
+        value = values[-1]
+        how = ""
+    years = "-".join(str(y) for y, _ in results) if len(results) > 1 else str(results[-1][0])
+    name = (metric.zh[0] if language == "zh" and metric.zh else metric.en[0]) if (metric.en or metric.zh) else metric.id
+    unit = "percentage points" if q.aggregate == "change" and metric.unit == "percent" else metric.unit
+    shown = _metric_value(value, unit, used[0] if used else None)
+    lines = [f"{name} FY{years}: {shown} {_cites(used, cite)}."]
+    lines.append(f"Formula: {metric.description}")
+    for _, computed in results:
+        lines.append(f"= {computed.formula}")
+    if how:
+        lines.append(f"{q.aggregate.title()}: {how} = {shown}")
+    figures = "; ".join(f"{f.label} ({f.period.label()}) {_amount_text(f.amount, f)} [{cite(f)}]" for f in used)
+    lines.append(f"Figures: {figures}")
+    text = "\n".join(lines)
+    return FactAnswer(value, unit, text, metric.description, tuple(used))
+
+
+def _cites(facts: Sequence[Fact], cite: Cite) -> str:
+    seen: list[int] = []
+    for f in facts:
+        n = cite(f)
+        if n not in seen:
+            seen.append(n)
+    return "".join(f"[{n}]" for n in seen)
+
+
+def _show(fact: Fact, cite: Cite) -> str:
+    return f"{_amount_text(fact.amount, fact)} ({fact.period.label()}) [{cite(fact)}]"
+
+
+def _amount_text(amount: float, like: Fact) -> str:
+    """An amount in the scale its table states: "USD 177,866 million", "6.15 per share", "21.4 %"."""
+    if like.unit == "percent":
+        return f"{amount:,.2f} %".replace(".00 %", " %")
+    if like.unit == "per_share":
+        return f"{like.currency + ' ' if like.currency else ''}{amount:,.2f} per share"
+    scale = like.scale if like.scale > 0 else 1.0
+    value = amount / scale
+    word = multiplier_word(scale)
+    digits = f"{value:,.0f}" if abs(value - round(value)) < 1e-9 else f"{value:,.2f}"
+    unit = "shares" if like.unit == "shares" else (like.currency or "")
+    if like.unit == "shares":
+        return f"{digits} {word} shares".replace("  ", " ")
+    if word in ("万", "亿"):
+        return f"{digits}{word}{'元' if unit == 'CNY' else ' ' + unit}".strip()
+    return " ".join(p for p in (unit, digits, word) if p)
+
+
+def _metric_value(value: float, unit: str, like: Fact | None = None) -> str:
+    if unit == "percent":
+        return f"{value * 100:.1f} %" if abs(value) < 5 else f"{value:.1f} %"
+    if unit == "percentage points":
+        return f"{value * 100:.1f} percentage points"
+    if unit == "days":
+        return f"{value:.2f} days"
+    if unit in ("ratio", "times"):
+        return f"{value:.2f}" + (" times" if unit == "times" else "")
+    if unit == "currency" and like is not None:
+        return _amount_text(value, like)
+    return f"{value:,.2f}"
+
+
+def _conflict_text(conflict: Conflict, language: str) -> str:
+    name = CONCEPTS[conflict.concept].en[0] if conflict.concept in CONCEPTS else conflict.concept
+    values = "; ".join(f"{_amount_text(f.amount, f)} ({f.label}, page {f.page})" for f in conflict.facts[:4])
+    if language == "zh":
+        return f"知识库中 {conflict.year} 年的 {name} 有不同的数值：{values}。"
+    return f"The knowledge base holds different values for {name} in {conflict.year}: {values}."

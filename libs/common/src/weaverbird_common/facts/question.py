@@ -1,0 +1,103 @@
+"""What a figure question asks, read by rules: the metric or line item, and the period(s).
+
+"What is Amazon's FY2017 days payable outstanding?" -> metric dpo, years [2017]. "FY2015 - FY2017 3
+year average net profit margin" -> metric net_margin, years 2015..2017, averaged. "FY2019 - FY2020
+revenue growth" -> revenue_growth for 2020. "year end FY2020 net AR" -> concept accounts_receivable, as
+of FY2020. A definition written in the question ("ROA is defined as ...") overrides the library's.
+Nothing here writes a figure: the answer's figures come from facts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from weaverbird_common.finance.concepts import concepts_in_text
+from weaverbird_common.finance.metrics import Metric, definition_in_question, metrics_in_text
+
+_YEAR = re.compile(r"(?:\bFY\s*'?|\bfiscal(?: year)?\s*|(?<!\d))((?:19|20)\d{2}|(?<=FY)\d{2})(?!\d)", re.IGNORECASE)
+_ZH_YEAR = re.compile(r"((?:19|20)\d{2})\s*(?:财年|年)")
+_RANGE = re.compile(
+    r"(?:FY\s*)?((?:19|20)\d{2})\s*(?:-|–|to|through|and|至|到)\s*(?:FY\s*)?((?:19|20)\d{2})", re.IGNORECASE
+)
+_AVERAGE = re.compile(r"\b(\d|three|two|four|five)[- ]year average\b|平均", re.IGNORECASE)
+_CHANGE = re.compile(r"\bchange in\b|\bdifference in\b|变化|变动", re.IGNORECASE)
+_QUARTER = re.compile(
+    r"\bQ([1-4])\b|\b([1-4])Q\b|(first|second|third|fourth) (?:fiscal )?quarter|第([一二三四1-4])季度|([一二三四])季度",
+    re.IGNORECASE,
+)
+_Q_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "一": 1, "二": 2, "三": 3, "四": 4}
+
+
+@dataclass(frozen=True)
+class FigureQuestion:
+    """A question a fact lookup can answer: one metric or one line item over one or more periods.
+
+    aggregate: "" (one period), "average" (mean over years), "change" (last minus first, in the
+    metric's unit: percentage points for margins).
+    """
+
+    years: tuple[int, ...]
+    metric: Metric | None = None
+    concept: str = ""
+    quarter: int = 0
+    aggregate: str = ""
+    defined_in_question: bool = False
+    candidates: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def year(self) -> int:
+        return self.years[-1]
+
+
+def years_in(question: str) -> list[int]:
+    found: set[int] = set()
+    for match in _YEAR.finditer(question):
+        digits = match.group(1)
+        found.add(int(digits) if len(digits) == 4 else 2000 + int(digits))
+    found.update(int(m.group(1)) for m in _ZH_YEAR.finditer(question))
+    for match in _RANGE.finditer(question):
+        a, b = sorted((int(match.group(1)), int(match.group(2))))
+        if b - a <= 10:
+            found.update(range(a, b + 1))
+    return sorted(y for y in found if 1990 <= y <= 2100)
+
+
+def quarter_in(question: str) -> int:
+    match = _QUARTER.search(question)
+    if not match:
+        return 0
+    raw = next(g for g in match.groups() if g)
+    return _Q_WORDS.get(raw.lower(), 0) or int(raw)
+
+
+def read_question(question: str, default_year: int | None = None) -> FigureQuestion | None:
+    """The figure question in `question`, or None when it names no metric or line item we know."""
+    years = years_in(question) or ([default_year] if default_year else [])
+    if not years:
+        return None
+    aggregate = ""
+    if _AVERAGE.search(question) and len(years) > 1:
+        aggregate = "average"
+    elif _CHANGE.search(question) and len(years) > 1:
+        aggregate = "change"
+    quarter = quarter_in(question)
+    defined = definition_in_question(question)
+    if defined is not None:
+        return FigureQuestion(tuple(years), metric=defined, quarter=quarter, aggregate=aggregate,
+                              defined_in_question=True)
+    metrics = metrics_in_text(question)
+    if metrics:
+        metric = metrics[0]
+        # A growth metric compares the last year with the one before: only that year is asked.
+        if metric.inputs and any(i.period == "t-1" for i in metric.inputs.values()) and not aggregate:
+            years = years[-1:]
+        return FigureQuestion(tuple(years), metric=metric, quarter=quarter, aggregate=aggregate,
+                              candidates=tuple(m.id for m in metrics))
+    concepts = concepts_in_text(question)
+    if concepts:
+        if not aggregate:
+            years = years[-1:]
+        return FigureQuestion(tuple(years), concept=concepts[0], quarter=quarter, aggregate=aggregate,
+                              candidates=tuple(concepts))
+    return None

@@ -1,0 +1,53 @@
+"""Choosing the one fact that answers (concept, period) among what the KB holds.
+
+A concept can appear in several tables of a filing and in several filings (the FY2023 column of the
+FY2024 report and the FY2023 report itself). The primary statement wins (revenue from the income
+statement, not a segment note); among its facts the amount most of them agree on wins; two different
+amounts with equal support are a conflict, said plainly to the user instead of picking one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from weaverbird_common.facts.model import Fact
+from weaverbird_common.finance.concepts import CONCEPTS
+
+_UNITS = {"per_share": ("per_share",), "ratio": ("percent", "number"), "count": ("shares", "number")}
+
+
+@dataclass(frozen=True)
+class Conflict:
+    concept: str
+    year: int
+    facts: tuple[Fact, ...]
+
+
+def _period_ok(fact: Fact, stock: bool, year: int, quarter: int) -> bool:
+    if fact.period.fiscal_year != year:
+        return False
+    if stock:
+        return fact.period.months == 0 or (fact.statement == "balance")
+    if quarter:
+        return fact.period.months == 3 and fact.period.quarter == quarter
+    return fact.period.months == 12
+
+
+def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) -> Fact | Conflict | None:
+    """The fact for concept in fiscal `year` (and quarter), a Conflict, or None when the KB lacks it."""
+    info = CONCEPTS.get(concept)
+    stock = bool(info and info.kind == "stock")
+    units = _UNITS.get(info.kind if info else "", ("currency",))
+    found = [f for f in facts if f.concept == concept and f.unit in units and _period_ok(f, stock, year, quarter)]
+    if not found:
+        return None
+    primary = [f for f in found if info and f.statement == info.statement] or found
+    votes = Counter(round(f.amount, 2) for f in primary)
+    ranked = votes.most_common()
+    if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        tied = {amount for amount, n in ranked if n == ranked[0][1]}
+        return Conflict(concept, year, tuple(f for f in primary if round(f.amount, 2) in tied))
+    best = ranked[0][0]
+    return next(f for f in primary if round(f.amount, 2) == best)

@@ -25,8 +25,8 @@ def _since(text: str) -> datetime:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def _add_kb_parser(sub: argparse._SubParsersAction, addr: str) -> None:  # type: ignore[type-arg]
-    p_kb = sub.add_parser("kb", help="list, show or delete knowledge-base documents")
+def _add_kb_parser(sub: argparse._SubParsersAction, addr: str, retriever_addr: str) -> None:  # type: ignore[type-arg]
+    p_kb = sub.add_parser("kb", help="list, show or delete knowledge-base documents, or list their facts")
     kb = p_kb.add_subparsers(dest="kb_command", required=True)
     p_list = kb.add_parser("list", help="documents, newest first, with origin and provenance")
     p_list.add_argument("--origin", choices=sorted(render.DOCUMENT_ORIGINS), help="how documents came in")
@@ -42,6 +42,9 @@ def _add_kb_parser(sub: argparse._SubParsersAction, addr: str) -> None:  # type:
     p_delete.add_argument("document_id")
     for parser in (p_list, p_show, p_delete):
         parser.add_argument("--addr", default=addr, help="ingester host:port")
+    p_facts = kb.add_parser("facts", help="the figures read from a document's tables (page, period, value)")
+    p_facts.add_argument("document_id")
+    p_facts.add_argument("--addr", default=retriever_addr, help="retriever host:port")
 
 
 def _keys(text: str) -> tuple[str, ...]:
@@ -101,6 +104,8 @@ def _kb(args: argparse.Namespace) -> int:
         return commands.kb_show(args.addr, args.document_id)
     if args.kb_command == "delete":
         return commands.kb_delete(args.addr, args.document_id)
+    if args.kb_command == "facts":
+        return commands.kb_facts(args.addr, args.document_id)
     flt = retriever_pb2.DocumentFilter(
         origin=render.DOCUMENT_ORIGINS.get(args.origin or "", 0),  # type: ignore[arg-type]
         company=args.company or "",
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     p_add.add_argument("--async", dest="asynchronous", action="store_true", help="queue via Kafka, don't wait")
     p_add.add_argument("--addr", default=settings.ingester_addr, help="ingester host:port")
 
-    _add_kb_parser(sub, settings.ingester_addr)
+    _add_kb_parser(sub, settings.ingester_addr, settings.retriever_addr)
 
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")

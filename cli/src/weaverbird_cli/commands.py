@@ -18,12 +18,14 @@ from weaverbird.v1 import (
     retriever_pb2,
     retriever_pb2_grpc,
 )
+from weaverbird_common.facts.proto import from_proto
 
 from weaverbird_cli import render
 from weaverbird_cli.answering import AskOptions, ask_request, stream_answer
 from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, KafkaBroker, start_broker, stop_broker
 from weaverbird_cli.chat import chat as chat_loop
 from weaverbird_cli.conversation import HistoryFileError, exchange, history_proto, load_history, save_history
+from weaverbird_cli.facts_view import fact_line
 from weaverbird_cli.gateway import GatewayProcess
 from weaverbird_cli.security import LocalSecurity
 from weaverbird_cli.settings import CliSettings
@@ -192,6 +194,22 @@ def kb_delete(addr: str, document_id: str) -> int:
             return _kb_error(exc, addr)
     dedupe = "; its URL can be added again" if reply.dedupe_cleared else ""
     print(f"deleted document {reply.document_id}: {reply.deleted_chunks} chunks{dedupe}")
+    return 0
+
+
+def kb_facts(retriever_addr: str, document_id: str) -> int:
+    """Prints the facts read from a document's tables, in table order (asked of the retriever)."""
+    request = retriever_pb2.LookupFactsRequest(document_id=document_id, limit=10_000)
+    with _channel(retriever_addr) as channel:
+        try:
+            reply = retriever_pb2_grpc.RetrieverServiceStub(channel).LookupFacts(request, timeout=60)
+        except grpc.RpcError as exc:
+            where = f" (retriever at {retriever_addr})" if exc.code() == grpc.StatusCode.UNAVAILABLE else ""
+            print(f"error: {exc.code().name}: {exc.details()}{where}", file=sys.stderr)
+            return 1
+    for fact in reply.facts:
+        print(fact_line(from_proto(fact)))
+    print(f"{len(reply.facts)} facts in document {document_id}", file=sys.stderr)
     return 0
 
 

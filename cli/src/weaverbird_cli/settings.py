@@ -15,6 +15,7 @@ class CliSettings(BaseSettings):
 
     orchestrator_addr: str = Field("127.0.0.1:50054", description="Orchestrator host:port for `ask`.")
     ingester_addr: str = Field("127.0.0.1:50055", description="Ingester host:port for `ingest`.")
+    retriever_addr: str = Field("127.0.0.1:50052", description="Retriever host:port for `kb facts`.")
     history_turns: int = Field(
         20,
         ge=0,

@@ -47,6 +47,17 @@ def months_from(context: str) -> int | None:
     return _WORD_MONTHS.get(n)
 
 
+def durations_in(context: str) -> list[int]:
+    """Months named by each duration phrase of context, in order ("Three Months Ended ..., Nine Months
+    Ended ..." -> [3, 9])."""
+    out = []
+    for found in _DURATION.finditer(context):
+        months = months_from(found.group(0))
+        if months is not None:
+            out.append(months)
+    return out
+
+
 def month_day(context: str) -> tuple[int, int] | None:
     found = list(_MONTH_DAY.finditer(context))
     if not found:

@@ -44,7 +44,7 @@ def _tokens(text: str, statement: str) -> list[_Token]:
     tokens = [_Token(s, e, zh=periods.zh_period(m, statement), year=int(m.group("year"))) for s, e, m in zh]
     taken = [(s, e) for s, e, _ in zh]
     for m in cells.CELL.finditer(text):
-        if any(s <= m.start() < e for s, e in taken):
+        if any(m.start() < e and m.end() > s for s, e in taken):
             continue
         year = int(m.group(0).strip()) if cells.is_year_cell(m) else None
         tokens.append(_Token(m.start(), m.end(), cells.cell_value(m), year, None, cells.is_percent(m)))
@@ -70,16 +70,37 @@ def _plausible_years(years: list[int]) -> bool:
     return max(years) - min(years) <= 10
 
 
-def _last_header(text: str, group: list[_Token]) -> list[_Token]:
-    """"December 31, 2022 and 2021  2022  2021": a year seen again with no new duration phrase between
-    starts the header over (the caption named the years, the columns follow)."""
+def _blocks(group: list[_Token]) -> list[list[_Token]]:
+    """The header's years split where a year repeats ("2024 2023 | 2024 2023")."""
+    blocks: list[list[_Token]] = [[]]
+    for token in group:
+        if token.year in {t.year for t in blocks[-1]}:
+            blocks.append([])
+        blocks[-1].append(token)
+    return blocks
+
+
+def _last_header(text: str, group: list[_Token]) -> tuple[list[_Token], list[int | None]]:
+    """The header's columns and, per column, the months its duration caption names (None: read it from
+    the text before the year).
+
+    "Three Months Ended September 30, Nine Months Ended September 30, 2024 2023 2024 2023": one caption
+    per block of repeated years, in order. "December 31, 2022 and 2021  2022  2021": a year seen again with
+    no caption of its own starts the header over (the caption named the years, the columns follow).
+    """
+    blocks = _blocks(group)
+    if len(blocks) > 1:
+        caption = text[max(0, group[0].start - 200) : group[0].start]
+        durations = periods.durations_in(caption)
+        if len(durations) == len(blocks) and len(set(durations)) > 1:
+            return group, [d for d, block in zip(durations, blocks, strict=True) for _ in block]
     current: list[_Token] = []
     for token in group:
         seen = [i for i, t in enumerate(current) if t.year == token.year]
         if seen and periods.months_from(text[current[-1].end : token.start]) is None:
             current = current[seen[0] + 1 :]
         current.append(token)
-    return current
+    return current, [None] * len(current)
 
 
 @dataclass
@@ -114,10 +135,10 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             ):
                 group.extend(runs[j])
                 j += 1
-            group = _last_header(text, group)
+            group, months = _last_header(text, group)
             years = [t.year for t in group if t.year is not None]
             if _plausible_years(years):
-                table = _header_table(text, pending_from, group, scales, page_kind, table)
+                table = _header_table(text, pending_from, group, months, scales, page_kind, table)
                 pending_from = group[-1].end
                 section = ""
                 i = j
@@ -160,6 +181,7 @@ def _header_table(
     text: str,
     since: int,
     group: list[_Token],
+    months: list[int | None],
     scales: list[units.Scale],
     page_kind: str,
     previous: TableContext | None,
@@ -171,7 +193,7 @@ def _header_table(
         kind = statements.statement_kind(before) if statements.statement_kind(before) != "other" else page_kind
     context_start = max(0, group[0].start - 160)
     columns: list[Period] = []
-    for token in group:
+    for token, duration in zip(group, months, strict=True):
         if token.zh is not None:
             period = token.zh
             if kind == "balance" and period.months:
@@ -179,7 +201,13 @@ def _header_table(
             columns.append(period)
             continue
         context = text[context_start : token.start]
-        columns.append(periods.period_for(token.year or 0, context, kind))
+        period = periods.period_for(token.year or 0, context, kind)
+        if duration is not None and kind != "balance":
+            quarter = period.quarter if duration == 3 else 0
+            if duration == 3 and not quarter and period.end:
+                quarter = (int(period.end[5:7]) - 1) // 3 + 1
+            period = replace(period, months=duration, quarter=quarter)
+        columns.append(period)
     scale = units.scale_before(scales, group[-1].end)
     zone = text[max(0, group[0].start - 400) : group[-1].end + 1500]
     return TableContext(

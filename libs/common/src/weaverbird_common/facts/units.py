@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 _EN_SCALE = re.compile(
     r"\b(?:in|\$|dollars in|amounts in|usd in|shares in|\()\s*(?:[a-z$]+\s+){0,3}?"
-    r"(?P<word>thousands?|millions?|billions?)\b|\((?P<bare>thousands|millions|billions)\)",
+    r"(?P<word>thousands|millions|billions)\b|\((?P<bare>thousands|millions|billions)\)"
+    # A currency caption, singular or plural: "(USD million)", "(EUR thousands)".
+    r"|\((?:[A-Z]{3}|US\$|\$)\s*(?P<caption>thousand|million|billion)s?\)",
     re.IGNORECASE,
 )
 _ZH_SCALE = re.compile(r"单位\s*[:：]?\s*(?:人民币|美元|港元|港币)?\s*(?P<word>元|千元|万元|百万元|亿元)")
@@ -34,8 +36,7 @@ def scales_in(text: str) -> list[Scale]:
     """Every stated scale in text, in order of position."""
     found: list[Scale] = []
     for match in _EN_SCALE.finditer(text):
-        word = (match.group("word") or match.group("bare")).lower()
-        word = word if word.endswith("s") else word + "s"  # "(USD million)" as "(in millions)"
+        word = (match.group("word") or match.group("bare") or match.group("caption") + "s").lower()
         found.append(Scale(_MULTIPLIER[word], match.group(0).strip(), match.start()))
     for match in _ZH_SCALE.finditer(text):
         found.append(Scale(_MULTIPLIER[match.group("word")], match.group(0).strip(), match.start()))

@@ -93,12 +93,12 @@ class ScriptedPeers(FakePeers):
         self.figures_finished = True
 
 
-async def _ask(peers: ScriptedPeers) -> list[object]:
+async def _ask(peers: ScriptedPeers, question: str = "How much did revenue grow from 2023 to 2024?") -> list[object]:
     settings = OrchestratorSettings(
         embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", few_shot_examples=0
     )
     params = AskParams(
-        question="How much did revenue grow from 2023 to 2024?",
+        question=question,
         top_k=2,
         top_j=2,
         threshold=0.1,
@@ -180,3 +180,21 @@ async def test_missing_stops_the_model_too() -> None:
     assert not peers.figures_finished and peers.calls == ["figures", ""]
     stage = next(e for e in events if isinstance(e, Stage))
     assert "missing (Missing: revenue 2023)" in stage.detail
+
+
+async def test_a_question_that_also_asks_why_gets_the_calculation_and_then_the_explanation() -> None:
+    peers = ScriptedPeers(GOOD, "Demand for warehouse systems drove the growth [2].")
+    events = await _ask(peers, "How much did revenue grow from 2023 to 2024, and what explains the change?")
+    assert peers.calls == ["figures", ""]  # the calculation, then a checked answer for the other part
+    text = _text(events)
+    assert text.startswith(compute(GOOD, PASSAGES, "en").answer)
+    assert text.endswith("\n\nDemand for warehouse systems drove the growth [2].")
+    citations = next(e for e in events if isinstance(e, CitationsEvent))
+    assert citations.cited == {1, 2}  # the figures' passage and the explanation's
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.extras.calculation is not None and done.task is Task.CALCULATION
+    assert done.generation.prompt_tokens == 200  # both model calls counted
+    # Without the second part, no second call.
+    peers = ScriptedPeers(GOOD, "unused")
+    await _ask(peers)
+    assert peers.calls == ["figures"]

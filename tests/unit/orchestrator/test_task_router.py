@@ -164,3 +164,11 @@ def test_a_chart_is_drawn_only_when_the_question_asks_for_one() -> None:
     assert asks_for_chart("用柱状图展示溪山电力各年的发电量。")
     assert not asks_for_chart("评估溪山电力的偿债能力。")  # an analysis, no chart asked
     assert not asks_for_chart("Discuss the drivers of Hollowmere's margin.")
+
+
+def test_a_second_part_asking_why_is_recognised_in_both_languages() -> None:
+    from weaverbird_orchestrator.tasks.router import asks_for_explanation
+
+    assert asks_for_explanation("What was the margin in Q3 compared with Q2, and what explains the change?")
+    assert asks_for_explanation("溪山电力营业成本同比增加了多少？原因是什么？")
+    assert not asks_for_explanation("How much did Hollowmere's operating profit change from 2021 to 2022?")

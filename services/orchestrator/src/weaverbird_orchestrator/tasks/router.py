@@ -119,6 +119,19 @@ class TaskChoice:
     evidence: str = ""
 
 
+# A part that asks why: a calculation answers the figures, not this ("and what explains the change?").
+_EXPLANATION = re.compile(
+    r"\bwhy\b|\bexplain\w*|\bwhat (?:drove|caused|accounts? for)\b|\breasons?\b|\bdrivers?\b|\bdue to what\b"
+    r"|为什么|为何|原因|解释|驱动因素|是什么导致|由于什么",
+    re.IGNORECASE,
+)
+
+
+def asks_for_explanation(question: str) -> bool:
+    """Whether the question also asks why (a multi-part question: the calculation, then the reasons)."""
+    return bool(_EXPLANATION.search(" ".join(question.split())))
+
+
 def asks_for_chart(question: str) -> bool:
     """Whether the question asks for a chart ("plot", "bar chart", "柱状图", "画出"): an analysis spends a
     model call on a chart only then (or when the request asks), never on "分析...趋势" alone."""

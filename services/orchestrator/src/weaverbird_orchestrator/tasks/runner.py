@@ -46,6 +46,7 @@ from weaverbird_orchestrator.tasks.examples import default_bank
 from weaverbird_orchestrator.tasks.extraction import extract_json, keys_from_question
 from weaverbird_orchestrator.tasks.llm import Generator
 from weaverbird_orchestrator.tasks.peer import PeerBudget, PeerOutcome, run_peer
+from weaverbird_orchestrator.tasks.router import asks_for_explanation
 
 Answer = Callable[..., AsyncIterator[AskEvent]]
 Retrieve = Callable[[AskParams], Awaitable[Retrieval]]
@@ -188,11 +189,18 @@ class TaskRunner:
         decision.timings.total_ms = _ms_since(start)
         late = [f for f in outcome.figures if f.letter not in {s.letter for s in shown}]
         lines = "".join(figure_line(f, params.language) + "\n" for f in late)
-        yield TokenEvent(
-            ("" if shown else figures_header(params.language))
-            + lines
-            + calculation_line(outcome.formula, outcome.result_text, params.language)
-        )
+        computed = calculation_line(outcome.formula, outcome.result_text, params.language)
+        yield TokenEvent(("" if shown else figures_header(params.language)) + lines + computed)
+        if asks_for_explanation(params.question):
+            # "... and what explains the change?": the calculation answers one part; a checked answer over
+            # the same passages answers the rest, after it.
+            figures = "".join(figure_line(f, params.language) + "\n" for f in [*shown, *late])
+            prefix = figures_header(params.language) + figures + computed + "\n\n"
+            yield TokenEvent("\n\n")
+            answer = self._answer(params, retrieval, start, extras=TaskExtras(calculation=outcome))
+            async for event in _after_calculation(answer, outcome, generator, prefix):
+                yield event
+            return
         yield CitationsEvent(context, {f.passage for f in [*shown, *outcome.figures]})
         yield FurtherReadingEvent(retrieval.further_reading())
         # Each figure was found in the passage it cites; the result is computed from them.
@@ -316,6 +324,29 @@ class TaskRunner:
         )
         detail = f"{outcome.spec.type} chart" if outcome.spec else "no chart: " + "; ".join(outcome.errors)
         return Stage("chart", 1, _ms_since(step), detail, passed=outcome.spec is not None), outcome.spec
+
+
+async def _after_calculation(
+    events: AsyncIterator[AskEvent], outcome: CalculationOutcome, calculation_step: MeteredGenerator, prefix: str
+) -> AsyncIterator[AskEvent]:
+    """The explanation's answer after a verified calculation: its citations also mark the figures'
+    passages, its done event counts both model calls and keeps the calculation, and a withheld
+    explanation keeps the calculation above its replacement."""
+    async for event in events:
+        if isinstance(event, CitationsEvent):
+            event = CitationsEvent(event.passages, event.cited | {f.passage for f in outcome.figures})
+        elif isinstance(event, DoneEvent):
+            g, f = event.generation, calculation_step.done()
+            generation = GenerationDone(
+                g.finish_reason,
+                g.prompt_tokens + f.prompt_tokens,
+                g.completion_tokens + f.completion_tokens,
+                g.model_id or f.model_id,
+                g.cached_tokens + f.cached_tokens,
+            )
+            replacement = prefix + event.replacement if event.replacement else ""
+            event = dataclasses.replace(event, generation=generation, replacement=replacement, task=Task.CALCULATION)
+        yield event
 
 
 async def _after_figures(

@@ -10,6 +10,8 @@ from weaverbird.v1 import common_pb2, embedder_pb2, embedder_pb2_grpc, retriever
 from weaverbird_common.clients import open_channel, peer_errors
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.errors import error_from_status
+from weaverbird_common.facts.model import Fact
+from weaverbird_common.facts.proto import to_proto
 
 from weaverbird_ingester.provenance import provenance_of
 
@@ -65,6 +67,13 @@ class GrpcKnowledgeBase:
         )
         async with peer_errors("retriever"):
             await self._retriever.Upsert(request, timeout=self._timeout)
+
+    async def upsert_facts(self, document_id: str, facts: Sequence[Fact]) -> int:
+        """Replaces the document's facts in the retriever."""
+        request = retriever_pb2.UpsertFactsRequest(document_id=document_id, facts=[to_proto(f) for f in facts])
+        async with peer_errors("retriever"):
+            response = await self._retriever.UpsertFacts(request, timeout=self._timeout)
+        return response.upserted
 
     async def delete_document(self, document_id: str) -> int:
         async with peer_errors("retriever"):

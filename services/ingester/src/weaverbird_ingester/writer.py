@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.entities import document_entities
+from weaverbird_common.facts.extract import extract_facts
+from weaverbird_common.facts.model import Fact
 from weaverbird_common.questions import normalize_company
 
 from weaverbird_ingester.provenance import stamped
@@ -23,12 +27,24 @@ class KnowledgeBase(Protocol):
     async def delete_document(self, document_id: str) -> int: ...
 
 
+@runtime_checkable
+class FactStore(Protocol):
+    """A knowledge base that also keeps the figures read from a document's tables."""
+
+    async def upsert_facts(self, document_id: str, facts: Sequence[Fact]) -> int: ...
+
+
+log = logging.getLogger(__name__)
+
+
 @dataclass(frozen=True)
 class WriteResult:
     document_id: str
     title: str
     pages: int
     chunks: int
+    # Facts stored from the document's tables (0 when none were found or storing them failed).
+    facts: int = 0
 
 
 class DocumentWriter:
@@ -39,6 +55,8 @@ class DocumentWriter:
         self._chunk_tokens = chunk_tokens
         self._max_chunk_tokens = max_chunk_tokens
         self._embed_batch = embed_batch
+        # Documents whose facts could not be read or stored; their chunks were stored all the same.
+        self.fact_failures = 0
 
     async def write(self, doc: Document) -> WriteResult:
         # Every chunk records how the document came in and when this version was stored.
@@ -53,8 +71,23 @@ class DocumentWriter:
         await self._kb.delete_document(doc.document_id)
         for batch, batch_vectors in zip(batches, vectors, strict=True):
             await self._kb.upsert(doc, batch, batch_vectors)
+        facts = await self._write_facts(doc)
         pages = sum(1 for p in doc.pages if p.number is not None)
-        return WriteResult(doc.document_id, doc.title, pages, len(chunks))
+        return WriteResult(doc.document_id, doc.title, pages, len(chunks), facts)
+
+    async def _write_facts(self, doc: Document) -> int:
+        """Replaces the document's facts. Facts are an extra: an extraction or store failure is logged
+        and counted, and the document stays ingested (its passages still answer)."""
+        if not isinstance(self._kb, FactStore):
+            return 0
+        try:
+            # A worker thread: reading a long filing's tables is CPU work the event loop must not wait on.
+            facts = await asyncio.to_thread(extract_facts, doc)
+            return await self._kb.upsert_facts(doc.document_id, facts)
+        except Exception:
+            self.fact_failures += 1
+            log.warning("facts of document %s not stored; its passages are", doc.document_id, exc_info=True)
+            return 0
 
 
 def aliases_for_company(doc: Document) -> Document:

@@ -1,0 +1,112 @@
+"""Facts end to end on the real stack: a project-written annual report (Markdown, a pipe-table income
+statement with the years across its columns, "(USD million)") added through the ingester has its figures
+stored in the retriever's facts collection; LookupFacts finds revenue for a year with its value, scale and
+citation; `weaverbird kb facts` lists them; bad lookups are INVALID_ARGUMENT; deleting the document through
+the ingester removes its facts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, retriever_pb2, retriever_pb2_grpc
+from weaverbird_cli import commands
+from weaverbird_cli.stack import LocalStack
+from weaverbird_common.facts.proto import from_proto
+
+pytestmark = pytest.mark.integration
+
+REPORT = """---
+company: Brackenridge Tidal Works
+year: 2025
+---
+# Brackenridge Tidal Works Annual Report 2025
+
+Brackenridge Tidal Works builds and operates tidal stream turbines off the coast of Orkney. Output rose on
+two new arrays commissioned in the spring.
+
+## Consolidated statement of income
+
+(USD million)
+
+| | 2025 | 2024 |
+|---|---:|---:|
+| Revenue | 1,482.6 | 1,317.9 |
+| Cost of sales | (911.4) | (842.0) |
+| Gross profit | 571.2 | 475.9 |
+| Operating income | 203.7 | 158.3 |
+| Net income | 121.5 | (14.8) |
+"""
+
+
+@pytest.fixture(scope="module")
+def retriever(stack: LocalStack) -> Iterator[retriever_pb2_grpc.RetrieverServiceStub]:
+    with grpc.insecure_channel(stack.config.addr("retriever")) as channel:
+        yield retriever_pb2_grpc.RetrieverServiceStub(channel)
+
+
+@pytest.fixture(scope="module")
+def ingester(stack: LocalStack) -> Iterator[ingester_pb2_grpc.IngesterServiceStub]:
+    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
+        yield ingester_pb2_grpc.IngesterServiceStub(channel)
+
+
+def test_a_filings_facts_are_stored_found_listed_and_deleted_with_it(
+    stack: LocalStack,
+    retriever: retriever_pb2_grpc.RetrieverServiceStub,
+    ingester: ingester_pb2_grpc.IngesterServiceStub,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    added = ingester.AddDocument(
+        ingester_pb2.AddDocumentRequest(data=REPORT.encode(), filename="brackenridge-2025.md"), timeout=300
+    )
+    document_id = added.document_id
+    shown = ingester.GetDocument(ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id), timeout=30)
+    company = shown.document.company
+    assert company  # from the front matter
+
+    found = retriever.LookupFacts(
+        retriever_pb2.LookupFactsRequest(company=company, concepts=["revenue"], fiscal_years=[2025]), timeout=30
+    )
+    revenue = [from_proto(f) for f in found.facts]
+    assert len(revenue) == 1
+    fact = revenue[0]
+    assert (fact.document_id, fact.label, fact.value, fact.scale, fact.currency) == (
+        document_id,
+        "Revenue",
+        1482.6,
+        1e6,
+        "USD",
+    )
+    assert fact.amount == pytest.approx(1_482_600_000)
+    assert fact.period.fiscal_year == 2025 and fact.period.months == 12
+    # A Markdown file has no pages: the fact cites the document, page unset, as its passages do.
+    assert fact.page is None and fact.title == shown.document.title
+    # The loss year keeps its sign.
+    loss = retriever.LookupFacts(
+        retriever_pb2.LookupFactsRequest(document_id=document_id, concepts=["net_income"], fiscal_years=[2024]),
+        timeout=30,
+    )
+    assert [f.value for f in loss.facts] == [-14.8]
+
+    # The CLI lists the document's facts with their periods and units.
+    assert commands.kb_facts(stack.config.addr("retriever"), document_id) == 0
+    listing = capsys.readouterr()
+    assert "FY2025" in listing.out and "Revenue [revenue]  1,482.6 USD million" in listing.out
+    everything = retriever.LookupFacts(retriever_pb2.LookupFactsRequest(document_id=document_id), timeout=30)
+    assert f"{len(everything.facts)} facts in document {document_id}" in listing.err
+    assert len(everything.facts) >= 10  # five rows, two years
+
+    # A bad lookup is refused with a message naming the field.
+    with pytest.raises(grpc.RpcError) as refused:
+        retriever.LookupFacts(retriever_pb2.LookupFactsRequest(company=company, limit=-1), timeout=30)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "limit must be between 0 and 10000" in (refused.value.details() or "")
+
+    # Deleting the document (as `weaverbird kb delete` does) removes its facts with its chunks.
+    ingester.DeleteDocument(ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id), timeout=60)
+    gone = retriever.LookupFacts(retriever_pb2.LookupFactsRequest(document_id=document_id), timeout=30)
+    assert list(gone.facts) == []
+    again = retriever.LookupFacts(retriever_pb2.LookupFactsRequest(company=company, concepts=["revenue"]), timeout=30)
+    assert list(again.facts) == []

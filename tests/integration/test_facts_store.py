@@ -2,7 +2,7 @@
 statement with the years across its columns, "(USD million)") added through the ingester has its figures
 stored in the retriever's facts collection; LookupFacts finds revenue for a year with its value, scale and
 citation; `weaverbird kb facts` lists them; bad lookups are INVALID_ARGUMENT; deleting the document through
-the ingester removes its facts."""
+the ingester removes its facts. A PDF filing's facts cite the page their statement is on."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from fixtures.pdf_files import make_pdf
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.stack import LocalStack
@@ -110,3 +111,39 @@ def test_a_filings_facts_are_stored_found_listed_and_deleted_with_it(
     assert list(gone.facts) == []
     again = retriever.LookupFacts(retriever_pb2.LookupFactsRequest(company=company, concepts=["revenue"]), timeout=30)
     assert list(again.facts) == []
+
+
+def test_a_pdf_filings_facts_cite_the_statements_page(
+    retriever: retriever_pb2_grpc.RetrieverServiceStub, ingester: ingester_pb2_grpc.IngesterServiceStub
+) -> None:
+    pdf = make_pdf(
+        [
+            [
+                "Saltmarsh Ferrous Annual Report 2025",
+                "Saltmarsh Ferrous recycles steel scrap at two electric arc furnace mills.",
+            ],
+            [
+                "Consolidated Statements of Income",
+                "(in millions of U.S. dollars)",
+                "Year ended December 31, 2025 2024",
+                "Revenue 2,315.8 2,104.6",
+                "Cost of sales (1,702.2) (1,611.9)",
+                "Net income 143.0 97.4",
+            ],
+        ]
+    )
+    added = ingester.AddDocument(
+        ingester_pb2.AddDocumentRequest(data=pdf, filename="saltmarsh-ferrous-2025.pdf"), timeout=300
+    )
+    found = retriever.LookupFacts(
+        retriever_pb2.LookupFactsRequest(document_id=added.document_id, concepts=["revenue"], fiscal_years=[2024]),
+        timeout=30,
+    )
+    assert [(f.label, f.value, f.scale, f.page, f.period_end) for f in found.facts] == [
+        ("Revenue", 2104.6, 1e6, 2, "2024-12-31")
+    ]
+    ingester.DeleteDocument(
+        ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=added.document_id), timeout=60
+    )
+    left = retriever.LookupFacts(retriever_pb2.LookupFactsRequest(document_id=added.document_id), timeout=30)
+    assert list(left.facts) == []

@@ -84,3 +84,26 @@ def stack(
 def orchestrator(stack: LocalStack) -> Iterator[orchestrator_pb2_grpc.OrchestratorServiceStub]:
     with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
         yield orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
+    """The stack with the default model (Qwen2.5-Coder-1.5B, greedy; `make models` installs it) over the
+    demo KB, web search off: what a user of `make run` gets."""
+    data_dir = tmp_path_factory.mktemp("demo-stack")
+    config = StackConfig(
+        base_port=free_base_port(5),
+        data_dir=data_dir,
+        generator_env={
+            "GENERATOR_MODEL": "qwen2.5-coder-1.5b",
+            "GENERATOR_MODEL_DIR": str(REPO / "var" / "models"),
+            "GENERATOR_TEMPERATURE": "0",
+        },
+        embedder_env={"EMBEDDER_BACKEND": "use"},
+    )
+    with LocalStack(config) as running:
+        assert commands.ingest([str(demo_kb)], running.config.addr("ingester"), quiet=True) == 0
+        yield running

@@ -3,14 +3,12 @@ the right figure, cited from the right note. `make test` installs the model (`ma
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
 from weaverbird.v1 import common_pb2, orchestrator_pb2, orchestrator_pb2_grpc
-from weaverbird_cli import commands
-from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
+from weaverbird_cli.stack import LocalStack
 
 pytestmark = pytest.mark.integration
 
@@ -20,25 +18,6 @@ DEMO = [
     ("What was Northwind Robotics' revenue in fiscal 2024?", "1,284.6", "en-northwind-robotics-fy2024.md"),
     ("青松新能源2024年的营业收入是多少？", "86.47", "zh-qingsong-new-energy-2024.md"),
 ]
-
-
-@pytest.fixture(scope="module")
-def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
-    data_dir = tmp_path_factory.mktemp("demo-stack")
-    config = StackConfig(
-        base_port=free_base_port(5),
-        data_dir=data_dir,
-        # The model `make models` assembled; greedy decoding so the answer does not vary between runs.
-        generator_env={
-            "GENERATOR_MODEL": "qwen2.5-coder-1.5b",
-            "GENERATOR_MODEL_DIR": str(REPO / "var" / "models"),
-            "GENERATOR_TEMPERATURE": "0",
-        },
-        embedder_env={"EMBEDDER_BACKEND": "use"},
-    )
-    with LocalStack(config) as running:
-        assert commands.ingest([str(demo_kb)], running.config.addr("ingester"), quiet=True) == 0
-        yield running
 
 
 @pytest.mark.parametrize(("question", "figure", "note"), DEMO)

@@ -308,6 +308,7 @@ _LIST = (
             "basic earnings per common share",
         ),
         ("基本每股收益",),
+        asked=("basic eps", "eps basic", "basic earnings per share"),
     ),
     _c(
         "eps_diluted",
@@ -322,7 +323,7 @@ _LIST = (
             "diluted earnings per common share",
         ),
         ("稀释每股收益",),
-        asked=("eps", "earnings per share"),
+        asked=("eps", "earnings per share", "diluted eps", "eps diluted"),
     ),
     _c(
         "dividends_per_share",
@@ -707,17 +708,483 @@ _LIST = (
     ),
 )
 
+
+# Less common lines: other income statement items (incl. PRC GAAP 利润表 lines), balance sheet detail,
+# financing cash flows, and a few bank lines.
+_LIST += (
+    _c(
+        "taxes_and_surcharges",
+        "income",
+        "flow",
+        ("taxes and surcharges", "business taxes and surcharges"),
+        ("税金及附加", "营业税金及附加"),
+    ),
+    _c(
+        "finance_expense",
+        "income",
+        "flow",
+        ("finance costs", "finance expenses", "financial expenses", "finance costs, net"),
+        ("财务费用",),
+    ),
+    _c(
+        "impairment_loss",
+        "income",
+        "flow",
+        (
+            "impairment losses",
+            "asset impairment losses",
+            "impairment charges",
+            "impairment of long-lived assets",
+            "goodwill impairment",
+            "impairment of goodwill",
+        ),
+        ("资产减值损失",),
+    ),
+    _c(
+        "credit_impairment_loss",
+        "income",
+        "flow",
+        (
+            "credit impairment losses",
+            "provision for credit losses",
+            "provision for loan losses",
+            "provision for loan and lease losses",
+        ),
+        ("信用减值损失",),
+    ),
+    _c(
+        "investment_income",
+        "income",
+        "flow",
+        (
+            "investment income",
+            "investment income, net",
+            "income from equity method investments",
+            "equity in earnings of affiliates",
+        ),
+        ("投资收益",),
+    ),
+    _c(
+        "fair_value_gains",
+        "income",
+        "flow",
+        ("gains from changes in fair value", "fair value gains", "gain on changes in fair value"),
+        ("公允价值变动收益",),
+    ),
+    _c(
+        "other_income",
+        "income",
+        "flow",
+        (
+            "other income (expense), net",
+            "other income, net",
+            "other income",
+            "other (income) expense, net",
+            "other expense (income), net",
+            "other income (expense)",
+            "other, net",
+            "other expense, net",
+            "non-operating income (expense)",
+            "nonoperating income (expense)",
+        ),
+        ("其他收益",),
+    ),
+    _c("non_operating_income", "income", "flow", ("non-operating income", "nonoperating income"), ("营业外收入",)),
+    _c("non_operating_expense", "income", "flow", ("non-operating expenses", "nonoperating expenses"), ("营业外支出",)),
+    _c(
+        "restructuring_charges",
+        "income",
+        "flow",
+        (
+            "restructuring charges",
+            "restructuring costs",
+            "restructuring and other charges",
+            "restructuring and impairment charges",
+            "restructuring expenses",
+        ),
+        (),
+    ),
+    _c(
+        "amortization_intangibles",
+        "income",
+        "flow",
+        (
+            "amortization of intangible assets",
+            "amortization of acquired intangible assets",
+            "amortization of intangibles",
+        ),
+        ("无形资产摊销",),
+    ),
+    _c(
+        "net_income_noncontrolling",
+        "income",
+        "flow",
+        (
+            "net income attributable to noncontrolling interests",
+            "net income attributable to noncontrolling interest",
+            "net earnings attributable to noncontrolling interests",
+            "net (income) loss attributable to noncontrolling interests",
+            "net income attributable to non-controlling interests",
+            "profit attributable to non-controlling interests",
+            "net income attributable to minority interests",
+        ),
+        ("少数股东损益",),
+    ),
+    _c(
+        "comprehensive_income",
+        "income",
+        "flow",
+        (
+            "comprehensive income",
+            "total comprehensive income",
+            "comprehensive income (loss)",
+            "total comprehensive income for the year",
+        ),
+        ("综合收益总额",),
+    ),
+    _c(
+        "fee_commission_income",
+        "income",
+        "flow",
+        ("net fee and commission income", "fee and commission income", "net fees and commissions"),
+        ("手续费及佣金净收入",),
+    ),
+    _c(
+        "noninterest_income",
+        "income",
+        "flow",
+        ("noninterest income", "non-interest income", "total noninterest income", "total non-interest income"),
+        ("非利息收入",),
+    ),
+    _c(
+        "noninterest_expense",
+        "income",
+        "flow",
+        ("noninterest expense", "non-interest expense", "total noninterest expense", "total non-interest expense"),
+        ("业务及管理费",),
+    ),
+    # Balance sheet detail
+    _c("notes_receivable", "balance", "stock", ("notes receivable", "bills receivable"), ("应收票据",)),
+    _c("other_receivables", "balance", "stock", ("other receivables",), ("其他应收款",)),
+    _c("contract_assets", "balance", "stock", ("contract assets",), ("合同资产",)),
+    _c(
+        "long_term_investments",
+        "balance",
+        "stock",
+        (
+            "long-term investments",
+            "equity method investments",
+            "long-term equity investments",
+            "investments in affiliates",
+        ),
+        ("长期股权投资",),
+    ),
+    _c("construction_in_progress", "balance", "stock", ("construction in progress",), ("在建工程",)),
+    _c(
+        "right_of_use_assets",
+        "balance",
+        "stock",
+        ("operating lease right-of-use assets", "right-of-use assets", "operating lease assets"),
+        ("使用权资产",),
+    ),
+    _c(
+        "deferred_tax_assets",
+        "balance",
+        "stock",
+        ("deferred tax assets", "deferred income taxes assets", "deferred income tax assets"),
+        ("递延所得税资产",),
+    ),
+    _c(
+        "total_non_current_assets",
+        "balance",
+        "stock",
+        ("total non-current assets", "total noncurrent assets", "non-current assets"),
+        ("非流动资产合计",),
+    ),
+    _c(
+        "contract_liabilities",
+        "balance",
+        "stock",
+        ("contract liabilities", "advances from customers", "customer deposits", "advance receipts"),
+        ("合同负债", "预收款项", "预收账款"),
+    ),
+    _c(
+        "deferred_revenue",
+        "balance",
+        "stock",
+        (
+            "deferred revenue",
+            "deferred revenues",
+            "unearned revenue",
+            "deferred revenue, current",
+            "deferred revenue and deposits",
+            "short-term deferred revenue",
+        ),
+        (),
+    ),
+    _c(
+        "employee_payables",
+        "balance",
+        "stock",
+        (
+            "accrued compensation",
+            "accrued compensation and benefits",
+            "employee compensation and benefits",
+            "accrued payroll",
+            "accrued salaries and wages",
+        ),
+        ("应付职工薪酬",),
+    ),
+    _c(
+        "taxes_payable",
+        "balance",
+        "stock",
+        ("income taxes payable", "taxes payable", "accrued income taxes", "taxes payable other than income taxes"),
+        ("应交税费",),
+    ),
+    _c(
+        "lease_liabilities",
+        "balance",
+        "stock",
+        (
+            "operating lease liabilities",
+            "lease liabilities",
+            "long-term operating lease liabilities",
+            "operating lease liabilities, non-current",
+        ),
+        ("租赁负债",),
+    ),
+    _c(
+        "deferred_tax_liabilities",
+        "balance",
+        "stock",
+        (
+            "deferred tax liabilities",
+            "deferred income taxes",
+            "deferred income tax liabilities",
+            "deferred income taxes and other liabilities",
+        ),
+        ("递延所得税负债",),
+    ),
+    _c(
+        "total_non_current_liabilities",
+        "balance",
+        "stock",
+        (
+            "total non-current liabilities",
+            "total noncurrent liabilities",
+            "non-current liabilities",
+            "total long-term liabilities",
+        ),
+        ("非流动负债合计",),
+    ),
+    _c(
+        "share_capital",
+        "balance",
+        "stock",
+        (
+            "common stock",
+            "share capital",
+            "common stock and additional paid-in capital",
+            "common stock, par value",
+            "ordinary shares",
+        ),
+        ("股本", "实收资本", "实收资本（或股本）"),
+    ),
+    _c(
+        "additional_paid_in_capital",
+        "balance",
+        "stock",
+        (
+            "additional paid-in capital",
+            "capital in excess of par value",
+            "paid-in capital",
+            "capital surplus",
+            "share premium",
+        ),
+        ("资本公积",),
+    ),
+    _c(
+        "surplus_reserve",
+        "balance",
+        "stock",
+        ("surplus reserve", "statutory surplus reserve", "statutory reserves"),
+        ("盈余公积",),
+    ),
+    _c(
+        "treasury_stock",
+        "balance",
+        "stock",
+        ("treasury stock", "treasury stock, at cost", "treasury shares", "common stock in treasury, at cost"),
+        ("库存股",),
+    ),
+    _c(
+        "accumulated_oci",
+        "balance",
+        "stock",
+        (
+            "accumulated other comprehensive income (loss)",
+            "accumulated other comprehensive loss",
+            "accumulated other comprehensive income",
+        ),
+        ("其他综合收益",),
+    ),
+    _c(
+        "noncontrolling_interests",
+        "balance",
+        "stock",
+        (
+            "noncontrolling interests",
+            "noncontrolling interest",
+            "non-controlling interests",
+            "minority interests",
+            "minority interest",
+        ),
+        ("少数股东权益",),
+    ),
+    _c(
+        "loans",
+        "balance",
+        "stock",
+        (
+            "loans, net",
+            "loans and advances to customers",
+            "net loans",
+            "loans and leases, net",
+            "total loans",
+            "loans held for investment, net",
+        ),
+        ("发放贷款和垫款", "发放贷款及垫款"),
+    ),
+    _c(
+        "deposits",
+        "balance",
+        "stock",
+        ("deposits", "total deposits", "deposits from customers", "customer deposits and other"),
+        ("吸收存款",),
+    ),
+    # Cash flow detail
+    _c(
+        "net_change_in_cash",
+        "cash_flow",
+        "flow",
+        (
+            "net increase (decrease) in cash and cash equivalents",
+            "net increase in cash and cash equivalents",
+            "net decrease in cash and cash equivalents",
+            "net change in cash and cash equivalents",
+            "increase (decrease) in cash and cash equivalents",
+            "net (decrease) increase in cash and cash equivalents",
+            "net increase (decrease) in cash, cash equivalents and restricted cash",
+            "change in cash and cash equivalents",
+        ),
+        ("现金及现金等价物净增加额",),
+    ),
+    _c(
+        "debt_issued",
+        "cash_flow",
+        "flow",
+        (
+            "proceeds from issuance of long-term debt",
+            "proceeds from long-term debt",
+            "proceeds from borrowings",
+            "proceeds from issuance of debt",
+            "issuance of long-term debt",
+            "proceeds from issuance of long-term debt, net",
+        ),
+        ("取得借款收到的现金",),
+    ),
+    _c(
+        "debt_repaid",
+        "cash_flow",
+        "flow",
+        (
+            "repayments of long-term debt",
+            "repayment of long-term debt",
+            "payments of long-term debt",
+            "repayments of borrowings",
+            "principal payments on long-term debt",
+            "repayments of debt",
+            "payments on long-term debt",
+        ),
+        ("偿还债务支付的现金",),
+        sign=-1,
+    ),
+    _c(
+        "acquisitions",
+        "cash_flow",
+        "flow",
+        (
+            "acquisitions, net of cash acquired",
+            "acquisition of businesses, net of cash acquired",
+            "business acquisitions, net of cash acquired",
+            "cash paid for acquisitions, net of cash acquired",
+        ),
+        ("取得子公司及其他营业单位支付的现金净额",),
+        sign=-1,
+    ),
+    _c(
+        "stock_issued",
+        "cash_flow",
+        "flow",
+        (
+            "proceeds from issuance of common stock",
+            "proceeds from stock option exercises",
+            "proceeds from exercise of stock options",
+            "proceeds from issuance of stock",
+        ),
+        ("吸收投资收到的现金",),
+    ),
+    _c(
+        "interest_paid",
+        "cash_flow",
+        "flow",
+        ("cash paid for interest", "interest paid", "cash paid during the year for interest"),
+        (),
+    ),
+    _c(
+        "income_taxes_paid",
+        "cash_flow",
+        "flow",
+        (
+            "cash paid for income taxes",
+            "income taxes paid",
+            "cash paid for income taxes, net",
+            "income taxes paid, net",
+        ),
+        ("支付的各项税费",),
+    ),
+    _c("cash_from_sales", "cash_flow", "flow", ("cash received from customers",), ("销售商品、提供劳务收到的现金",)),
+    # Other
+    _c(
+        "employees",
+        "other",
+        "count",
+        ("number of employees", "employees", "total employees"),
+        ("员工人数", "在职员工总数"),
+    ),
+    _c(
+        "shares_outstanding",
+        "other",
+        "count",
+        ("common shares outstanding", "shares outstanding", "shares of common stock outstanding"),
+        ("总股本",),
+    ),
+)
+
 CONCEPTS: dict[str, Concept] = {c.id: c for c in _LIST}
 
 _NOTE = re.compile(r"\((?:see )?notes? [^)]*\)|\(\d\)|\[\d\]", re.IGNORECASE)
 _TAIL = re.compile(
-    r",? (?:net )?(?:of|less) (?:allowances?|accumulated|doubtful|reserves?|current)\b.*$|,? respectively$"
+    r",? (?:net )?(?:of|less) (?:allowances?|accumulated|doubtful|reserves?|current|proceeds)\b.*$|,? respectively$"
 )
-_CN_PREFIX = re.compile(r"^(?:[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|[加减]：|其中：)")
+_CN_PREFIX = re.compile(r"^(?:[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\d+[.、．]|[加减]：|其中：)")
+_EN_PREFIX = re.compile(r"^(?:less|add|plus|deduct|minus)\s*:\s*|^(?:less|plus)\s+(?=[a-z])")
 
 
 def _norm(label: str) -> str:
-    text = _NOTE.sub(" ", label.lower().replace("’", "'"))
+    text = _NOTE.sub(" ", label.lower().replace("’", "'")).strip()
+    text = _EN_PREFIX.sub("", text)
     text = re.sub(r"\s*[-–—]\s*\$[\d,]+.*$", "", text)
     text = re.sub(r"\s*[-–—]\s*net$", ", net", text)  # "net of doubtful accounts - $40 and $42"
     text = text.replace("&", " and ") if "p&e" not in text and "s&a" not in text and "r&d" not in text else text
@@ -766,10 +1233,12 @@ def concept_for_label(label: str) -> str | None:
             if text in concept.zh or any(_CN_PREFIX.sub("", z) == text for z in concept.zh):
                 return concept.id
         return None
-    for variant in _variants(label):
-        for pattern, cid in _EN_INDEX:
-            if _matches(pattern, variant):
-                return cid
+    variants = _variants(label)
+    for wildcard in (False, True):  # exact labels first: "... to noncontrolling interests" is not "... to *"
+        for variant in variants:
+            for pattern, cid in _EN_INDEX:
+                if ("*" in pattern) == wildcard and _matches(pattern, variant):
+                    return cid
     return None
 
 

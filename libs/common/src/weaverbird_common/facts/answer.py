@@ -8,7 +8,7 @@ caller falls back to the passage path.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import FigureQuestion
@@ -82,6 +82,11 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
             return FactMiss("missing", f"{q.concept} {year}")
         picked.append(found)
     last = picked[-1]
+    info = CONCEPTS.get(q.concept)
+    if info is not None and info.sign < 0:
+        # An outflow ("Dividends paid (389)") is asked as an amount paid.
+        picked = [replace(f, value=abs(f.value)) for f in picked]
+        last = picked[-1]
     if q.aggregate == "average" and len(picked) > 1:
         value = sum(f.amount for f in picked) / len(picked)
         formula = "(" + " + ".join(_show(f, cite) for f in picked) + f") / {len(picked)}"

@@ -50,6 +50,12 @@ class FigureQuestion:
         return self.years[-1]
 
 
+def _covers(library: Metric, defined: Metric) -> bool:
+    """The question's named metric is longer than the defined term and contains it."""
+    term = defined.en[0].lower().replace("unadjusted", "").strip() if defined.en else ""
+    return any(term and term in name.lower() and len(name) > len(term) + 3 for name in library.en)
+
+
 def years_in(question: str) -> list[int]:
     found: set[int] = set()
     for match in _YEAR.finditer(question):
@@ -71,8 +77,20 @@ def quarter_in(question: str) -> int:
     return _Q_WORDS.get(raw.lower(), 0) or int(raw)
 
 
+# Questions a figure does not answer: yes/no, causes, choices among segments, non-GAAP adjustments.
+_NOT_A_FIGURE = re.compile(
+    r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|\bwhat drove\b|\bwhy\b|"
+    r"\bexplain\b|\bin which\b|\bwhich\b|\bwhat (?:are|were) the\b|\badjusted\b|\bnon[- ]gaap\b|\borganic\b|"
+    r"\bexclud\w*|\breal (?:change|growth)\b|\bsegments?\b|是否|为什么|原因|哪些|哪个",
+    re.IGNORECASE,
+)
+
+
 def read_question(question: str, default_year: int | None = None) -> FigureQuestion | None:
-    """The figure question in `question`, or None when it names no metric or line item we know."""
+    """The figure question in `question`, or None when it names no metric or line item we know, or asks
+    something a figure does not answer (then the passage path answers it)."""
+    if _NOT_A_FIGURE.search(question.replace("unadjusted", "")):
+        return None
     years = years_in(question) or ([default_year] if default_year else [])
     if not years:
         return None
@@ -83,10 +101,14 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
         aggregate = "change"
     quarter = quarter_in(question)
     defined = definition_in_question(question)
+    asked = metrics_in_text(question)
+    if defined is not None and asked and _covers(asked[0], defined):
+        # "Define unadjusted EBITDA as ...; what is EBITDA less capex": the definition is of a part.
+        defined = None
     if defined is not None:
         return FigureQuestion(tuple(years), metric=defined, quarter=quarter, aggregate=aggregate,
                               defined_in_question=True)
-    metrics = metrics_in_text(question)
+    metrics = asked
     if metrics:
         metric = metrics[0]
         # A growth metric compares the last year with the one before: only that year is asked.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 _EN_SCALE = re.compile(
     r"\b(?:in|\$|dollars in|amounts in|usd in|shares in|\()\s*(?:[a-z$]+\s+){0,3}?"
-    r"(?P<word>thousands|millions|billions)\b|\((?P<bare>thousands|millions|billions)\)"
+    r"(?P<word>thousands|millions|billions)\b|\((?P<bare>thousands|millions|billions)\b"
     # A currency caption, singular or plural: "(USD million)", "(EUR thousands)".
     r"|\((?:[A-Z]{3}|US\$|\$)\s*(?P<caption>thousand|million|billion)s?\)",
     re.IGNORECASE,
@@ -61,11 +61,16 @@ _CURRENCIES = (
 
 
 def currency_in(text: str) -> str:
-    """The currency a table is printed in ("" when it names none); HK$ is checked before $."""
+    """The currency a table is printed in: the one it names most ("" when it names none); HK$ counts as
+    HKD, not also as USD."""
+    counts: dict[str, int] = {}
     for pattern, code in _CURRENCIES:
-        if pattern.search(text):
-            return code
-    return ""
+        hits = len(pattern.findall(text))
+        if code == "USD":
+            hits -= counts.get("HKD", 0)
+        if hits > 0:
+            counts[code] = hits
+    return max(counts, key=lambda c: counts[c]) if counts else ""
 
 
 def multiplier_word(scale: float) -> str:

@@ -531,6 +531,156 @@ _LIST = (
     ),
 )
 
+
+# Returns on capital, per-share, cash flow and bank ratios.
+_LIST += (
+    _m(
+        "roic",
+        ("return on invested capital", "roic"),
+        ("投入资本回报率", "投资资本回报率"),
+        "o * (1 - t / p) / (s + l + e)",
+        {
+            "o": "operating_income",
+            "t": "income_tax_expense",
+            "p": "income_before_tax",
+            "s": "short_term_debt",
+            "l": "long_term_debt",
+            "e": "total_equity",
+        },
+        "percent",
+        "ROIC = operating income x (1 - effective tax rate) / (short-term debt + long-term debt + total equity), "
+        "year-end balances",
+    ),
+    _m(
+        "roe_parent",
+        ("return on equity attributable to shareholders",),
+        ("加权平均净资产收益率",),
+        "n / e",
+        {"n": "net_income_parent", "e": "total_equity@avg"},
+        "percent",
+        "ROE = net income attributable to shareholders / average shareholders' equity (opening and closing)",
+        ("n / e", {"n": "net_income", "e": "total_equity@avg"}),
+    ),
+    _m(
+        "equity_ratio",
+        ("equity ratio", "equity to assets"),
+        ("股东权益比率", "权益比率"),
+        "e / a",
+        {"e": "total_equity", "a": "total_assets"},
+        "percent",
+        "Equity ratio = total equity / total assets",
+    ),
+    _m(
+        "debt_to_capital",
+        ("debt to capital", "debt-to-capital ratio", "debt to capitalization"),
+        ("债务资本比",),
+        "(s + l) / (s + l + e)",
+        {"s": "short_term_debt", "l": "long_term_debt", "e": "total_equity"},
+        "ratio",
+        "Debt / capital = total debt / (total debt + total equity), total debt = short-term + long-term debt",
+    ),
+    _m(
+        "eps_growth",
+        ("eps growth", "earnings per share growth", "change in diluted eps", "change in eps"),
+        ("每股收益增长率",),
+        "(a - b) / b",
+        {"a": "eps_diluted", "b": "eps_diluted@t-1"},
+        "percent",
+        "EPS growth = (diluted EPS this year - last year) / last year",
+    ),
+    _m(
+        "dps_growth",
+        ("dividend per share growth", "dividend growth", "change in dividends per share"),
+        ("每股股利增长率",),
+        "(a - b) / b",
+        {"a": "dividends_per_share", "b": "dividends_per_share@t-1"},
+        "percent",
+        "Dividend per share growth = (dividends per share this year - last year) / last year",
+    ),
+    _m(
+        "dps_payout_ratio",
+        ("dividends per share to eps", "dividend payout ratio per share", "dps/eps"),
+        ("每股股利支付率",),
+        "d / e",
+        {"d": "dividends_per_share", "e": "eps_diluted"},
+        "percent",
+        "Payout ratio (per share) = dividends declared per share / diluted EPS",
+        ("d / e", {"d": "dividends_per_share", "e": "eps_basic"}),
+    ),
+    _m(
+        "total_payout_ratio",
+        ("total payout ratio", "shareholder payout ratio", "total shareholder payout"),
+        (),
+        "(d + b) / n",
+        {"d": "dividends_paid", "b": "share_repurchases", "n": "net_income"},
+        "percent",
+        "Total payout ratio = (cash dividends paid + share repurchases) / net income",
+    ),
+    _m(
+        "gross_profit_growth",
+        ("gross profit growth", "change in gross profit"),
+        ("毛利增长率",),
+        "(a - b) / b",
+        {"a": _GP, "b": f"{_GP}@t-1"},
+        "percent",
+        "Gross profit growth = (gross profit this year - last year) / last year",
+    ),
+    _m(
+        "operating_cash_flow_margin",
+        ("operating cash flow margin", "cash flow margin"),
+        ("经营现金流利润率",),
+        "o / s",
+        {"o": "operating_cash_flow", "s": _REV},
+        "percent",
+        "Operating cash flow margin = cash from operations / revenue",
+    ),
+    _m(
+        "capex_to_depreciation",
+        ("capex to depreciation", "capex to d&a", "reinvestment rate"),
+        (),
+        "c / d",
+        {"c": "capital_expenditure", "d": "depreciation_amortization"},
+        "ratio",
+        "Capex / D&A = capital expenditure / depreciation and amortization",
+    ),
+    _m(
+        "pretax_margin",
+        ("pretax margin", "pre-tax margin", "pretax profit margin"),
+        ("税前利润率",),
+        "p / s",
+        {"p": "income_before_tax", "s": _REV},
+        "percent",
+        "Pretax margin = income before income taxes / revenue",
+    ),
+    _m(
+        "loan_to_deposit",
+        ("loan-to-deposit ratio", "loan to deposit ratio", "loans to deposits"),
+        ("存贷比",),
+        "l / d",
+        {"l": "loans", "d": "deposits"},
+        "percent",
+        "Loan-to-deposit ratio = net loans / total deposits",
+    ),
+    _m(
+        "cost_income_ratio",
+        ("efficiency ratio", "cost-income ratio", "cost to income ratio"),
+        ("成本收入比",),
+        "x / (n + o)",
+        {"x": "noninterest_expense", "n": "net_interest_income", "o": "noninterest_income"},
+        "percent",
+        "Efficiency ratio = noninterest expense / (net interest income + noninterest income)",
+    ),
+    _m(
+        "long_term_debt_to_equity",
+        ("long-term debt to equity", "long term debt to equity"),
+        (),
+        "l / e",
+        {"l": "long_term_debt", "e": "total_equity"},
+        "ratio",
+        "Long-term debt / equity = long-term debt / total equity",
+    ),
+)
+
 METRICS: dict[str, Metric] = {m.id: m for m in _LIST}
 
 
@@ -548,15 +698,18 @@ _PATTERNS = [(_name_pattern(n), m) for n, m in _NAMES]
 
 def metrics_in_text(text: str) -> list[Metric]:
     """Metrics a question names, longest name first, each once."""
+    matches = [(m.start(), m.end(), metric) for pattern, metric in _PATTERNS for m in pattern.finditer(text)]
+    # Of overlapping names the one ending last wins: English puts the head noun last ("unadjusted EBITDA %
+    # margin" is a margin), then the longest.
+    matches.sort(key=lambda x: (-x[1], -(x[1] - x[0])))
     found: list[Metric] = []
     taken: list[tuple[int, int]] = []
-    for pattern, metric in _PATTERNS:
-        for m in pattern.finditer(text):
-            if any(m.start() < e and m.end() > s for s, e in taken):
-                continue
-            taken.append((m.start(), m.end()))
-            if metric not in found:
-                found.append(metric)
+    for start, end, metric in matches:
+        if any(start < e and end > s for s, e in taken):
+            continue
+        taken.append((start, end))
+        if metric not in found:
+            found.append(metric)
     return found
 
 
@@ -581,7 +734,7 @@ def compute(metric: Metric, lookup: Callable[[str, str], float | None]) -> Compu
                 return None
             filled = re.sub(r"\b([a-z])\b", lambda m, shown=shown: shown.get(m.group(1), m.group(1)), expression)
             filled = filled.replace("*", "x")
-            out = f"{result * 100:.1f} %" if metric.unit == "percent" else _show_number(result)
+            out = _show_result(result, metric.unit)
             return Computed(result, metric.unit, f"{filled} = {out}", used)
     return None
 
@@ -603,9 +756,24 @@ def _input_value(item: Input, lookup: Callable[[str, str], float | None]) -> flo
 
 
 def _show_number(value: float) -> str:
-    if abs(value) >= 1e5:
-        return f"{value / 1e6:,.1f}m" if abs(value) >= 1e6 else f"{value:,.0f}"
-    return f"{value:,.4g}" if abs(value) < 10 else f"{value:,.2f}"
+    """A figure as the formula shows it: in the lookup's own scale, grouped, no invented unit."""
+    if value == int(value) and abs(value) < 1e15:
+        return f"{value:,.0f}"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.4g}"
+
+
+def _show_result(value: float, unit: str) -> str:
+    if unit == "percent":
+        return f"{value * 100:.1f} %"
+    if unit == "days":
+        return f"{value:,.1f} days"
+    if unit == "times":
+        return f"{value:,.2f}x"
+    if unit == "ratio":
+        return f"{value:,.2f}"
+    return _show_number(value)
 
 
 # "X is defined as: <expression>", "Define X as <expression>", "X here is defined as: (<expression>)".

@@ -697,17 +697,21 @@ _PATTERNS = [(_name_pattern(n), m) for n, m in _NAMES]
 
 
 def metrics_in_text(text: str) -> list[Metric]:
-    """Metrics a question names, longest name first, each once."""
-    matches = [(m.start(), m.end(), metric) for pattern, metric in _PATTERNS for m in pattern.finditer(text)]
-    # Of overlapping names the one ending last wins: English puts the head noun last ("unadjusted EBITDA %
-    # margin" is a margin), then the longest.
-    matches.sort(key=lambda x: (-x[1], -(x[1] - x[0])))
-    found: list[Metric] = []
+    """Metrics a question names, each once, in the order the question names them; a longer name wins over a
+    shorter one inside it ("EBITDA margin" is not "EBITDA"). A name that is only the term a definition in the
+    question defines ("Define unadjusted EBITDA as ...") comes last: the question asks about something else."""
+    defined = [m.span(g) for m in _DEFINITION.finditer(text) for g in ("name1", "name2") if m.group(g)]
+    hits: list[tuple[bool, int, Metric]] = []
     taken: list[tuple[int, int]] = []
-    for start, end, metric in matches:
-        if any(start < e and end > s for s, e in taken):
-            continue
-        taken.append((start, end))
+    for pattern, metric in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < e and m.end() > s for s, e in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            in_definition = any(s <= m.start() and m.end() <= e for s, e in defined)
+            hits.append((in_definition, m.start(), metric))
+    found: list[Metric] = []
+    for _, _, metric in sorted(hits, key=lambda h: (h[0], h[1])):
         if metric not in found:
             found.append(metric)
     return found

@@ -2,21 +2,31 @@
 statement with the years across its columns, "(USD million)") added through the ingester has its figures
 stored in the retriever's facts collection; LookupFacts finds revenue for a year with its value, scale and
 citation; `weaverbird kb facts` lists them; bad lookups are INVALID_ARGUMENT; deleting the document through
-the ingester removes its facts. A PDF filing's facts cite the page their statement is on."""
+the ingester removes its facts. A PDF filing's facts cite the page their statement is on, and a web page
+that arrives through the Kafka ingest topic has its table's facts stored the same way."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import grpc
 import pytest
+from fixtures.kafka_broker import KafkaBroker
 from fixtures.pdf_files import make_pdf
+from fixtures.web_servers import PageServer
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.stack import LocalStack
+from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.facts.proto import from_proto
+from weaverbird_common.ingest_messages import IngestMessage
+from weaverbird_common.ingest_publisher import IngestPublisher
+from weaverbird_common.kafka_config import KafkaSettings
 
 pytestmark = pytest.mark.integration
+
+INGEST_TOPIC = "stack.ingest.v1"  # the session stack's topic (integration/conftest.py, STACK_TOPICS)
 
 REPORT = """---
 company: Brackenridge Tidal Works
@@ -147,3 +157,40 @@ def test_a_pdf_filings_facts_cite_the_statements_page(
     )
     left = retriever.LookupFacts(retriever_pb2.LookupFactsRequest(document_id=added.document_id), timeout=30)
     assert list(left.facts) == []
+
+
+WEB_RESULTS = """Corvid Lantern Shipping full-year results
+
+Corvid Lantern Shipping carried record volumes on its Baltic routes in 2025.
+
+Consolidated income statement (EUR million)
+
+| | 2025 | 2024 |
+|---|---:|---:|
+| Revenue | 644.2 | 598.0 |
+| Net income | 51.9 | 40.3 |
+"""
+
+
+@pytest.fixture(scope="module")
+def publisher(kafka_broker: KafkaBroker) -> Iterator[IngestPublisher]:
+    """The orchestrator's publisher class, on the stack's ingest topic."""
+    pub = IngestPublisher(KafkaSettings(bootstrap_servers=kafka_broker.bootstrap_servers, ingest_topic=INGEST_TOPIC))
+    yield pub
+    pub.close(5.0)
+
+
+def test_a_web_page_from_the_ingest_topic_has_its_facts_stored(
+    retriever: retriever_pb2_grpc.RetrieverServiceStub, publisher: IngestPublisher, web_page_server: PageServer
+) -> None:
+    url = web_page_server.url("/facts/corvid-lantern-fy2025.html")
+    message = IngestMessage(url=url, title="Corvid Lantern Shipping FY2025", text=WEB_RESULTS, question="Corvid?")
+    assert publisher.publish(message)
+    request = retriever_pb2.LookupFactsRequest(document_id=document_id_for(url), concepts=["revenue"])
+    deadline = time.monotonic() + 120
+    while not (found := retriever.LookupFacts(request, timeout=30).facts) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert sorted((f.fiscal_year, f.value, f.scale, f.currency) for f in found) == [
+        (2024, 598.0, 1e6, "EUR"),
+        (2025, 644.2, 1e6, "EUR"),
+    ]

@@ -73,6 +73,7 @@ EXPECTED = {
     "operating_cash_flow_margin": 240 / 1000,
     "debt_to_equity": 350 / 500,
     "long_term_debt_to_equity": 300 / 500,
+    "liabilities_to_equity": 700 / 500,
     "debt_to_assets": 350 / 1200,
     "debt_to_capital": 350 / 850,
     "liabilities_to_assets": 700 / 1200,
@@ -156,6 +157,15 @@ def test_a_missing_input_falls_back_to_the_alternative_formula() -> None:
     without_parent = {k: v for k, v in THIS_YEAR.items() if k != "net_income_parent"}
     payout = compute(METRICS["payout_ratio"], lookup_in(without_parent, LAST_YEAR))
     assert payout is not None and payout.value == pytest.approx(50 / 135)
+
+
+def test_a_reported_total_debt_stands_in_for_its_parts() -> None:
+    only_total = {k: v for k, v in THIS_YEAR.items() if k not in ("short_term_debt", "long_term_debt")}
+    only_total["total_debt"] = 400
+    lookup = lookup_in(only_total, LAST_YEAR)
+    assert compute(METRICS["debt_to_equity"], lookup).value == pytest.approx(400 / 500)  # type: ignore[union-attr]
+    assert compute(METRICS["net_debt"], lookup).value == pytest.approx(400 - 120)  # type: ignore[union-attr]
+    assert compute(METRICS["debt_to_capital"], lookup).value == pytest.approx(400 / 900)  # type: ignore[union-attr]
 
 
 def test_a_missing_input_or_a_zero_divisor_gives_none() -> None:

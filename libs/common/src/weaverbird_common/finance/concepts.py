@@ -116,6 +116,8 @@ _LIST = (
         (
             "selling, general and administrative expenses",
             "selling, general and administrative",
+            "marketing, general and administrative",
+            "marketing, general and administrative expenses",
             "selling, general and administrative expense",
             "selling general and administrative expenses",
             "sales, general and administrative",
@@ -303,6 +305,9 @@ _LIST = (
             "basic earnings per share",
             "basic",
             "earnings per share basic",
+            "earnings per share, basic",
+            "net income per share, basic",
+            "basic net earnings per share",
             "basic net income per share",
             "net income per share basic",
             "basic earnings per common share",
@@ -320,6 +325,9 @@ _LIST = (
             "earnings per share diluted",
             "diluted net income per share",
             "net income per share diluted",
+            "earnings per share, diluted",
+            "net income per share, diluted",
+            "diluted net earnings per share",
             "diluted earnings per common share",
         ),
         ("稀释每股收益",),
@@ -373,6 +381,10 @@ _LIST = (
             "cash",
             "cash and due from banks",
             "cash and cash equivalents, at carrying value",
+            "cash and cash equivalents at end of period",
+            "cash and cash equivalents at end of year",
+            "cash and cash equivalents, end of period",
+            "cash and cash equivalents, end of year",
         ),
         ("货币资金", "现金及现金等价物"),
     ),
@@ -476,6 +488,7 @@ _LIST = (
             "accounts payable, trade",
             "trade payables",
             "accounts payable and accrued liabilities",
+            "accounts payable and accrued expenses",
         ),
         ("应付账款",),
         asked=("payables",),
@@ -557,6 +570,8 @@ _LIST = (
             "total equity attributable to *",
             "total * shareholders' equity",
             "total * stockholders' equity",
+            "total shareholders' equity attributable to *",
+            "total stockholders' equity attributable to *",
         ),
         ("所有者权益合计", "股东权益合计", "所有者权益（或股东权益）合计", "归属于母公司所有者权益合计"),
         asked=("shareholders equity", "book value"),
@@ -761,6 +776,7 @@ _LIST += (
             "investment income, net",
             "income from equity method investments",
             "equity in earnings of affiliates",
+            "equity in earnings of unconsolidated affiliates",
         ),
         ("投资收益",),
     ),
@@ -965,6 +981,19 @@ _LIST += (
             "deferred income taxes and other liabilities",
         ),
         ("递延所得税负债",),
+    ),
+    _c(
+        "total_debt",
+        "balance",
+        "stock",
+        (
+            "total debt",
+            "total borrowings",
+            "total debt, including current portion",
+            "total long-term debt, including current portion",
+        ),
+        ("有息负债",),
+        asked=("total debt",),
     ),
     _c(
         "total_non_current_liabilities",
@@ -1178,15 +1207,19 @@ _NOTE = re.compile(r"\((?:see )?notes? [^)]*\)|\(\d\)|\[\d\]", re.IGNORECASE)
 _TAIL = re.compile(
     r",? (?:net )?(?:of|less) (?:allowances?|accumulated|doubtful|reserves?|current|proceeds)\b.*$|,? respectively$"
 )
-_CN_PREFIX = re.compile(r"^(?:[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\d+[.、．]|[加减]：|其中：)")
+_CN_PREFIX = re.compile(r"^(?:[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\d+[.、．]|[加减][：:]|其中[：:])")
 _EN_PREFIX = re.compile(r"^(?:less|add|plus|deduct|minus)\s*:\s*|^(?:less|plus)\s+(?=[a-z])")
+
+
+def _dashes(text: str) -> str:
+    return re.sub(r"\s*[–—]\s*|\s+-\s+", ", ", text)
 
 
 def _norm(label: str) -> str:
     text = _NOTE.sub(" ", label.lower().replace("’", "'")).strip()
     text = _EN_PREFIX.sub("", text)
     text = re.sub(r"\s*[-–—]\s*\$[\d,]+.*$", "", text)
-    text = re.sub(r"\s*[-–—]\s*net$", ", net", text)  # "net of doubtful accounts - $40 and $42"
+    text = _dashes(text)  # "Property, plant and equipment—net", "Earnings per share - diluted"
     text = text.replace("&", " and ") if "p&e" not in text and "s&a" not in text and "r&d" not in text else text
     text = re.sub(r"[:;*†‡]", " ", text)
     return " ".join(text.split()).strip(" ,.")
@@ -1206,15 +1239,21 @@ _EN_INDEX = [
     for c in _LIST
     for p in c.en
 ]
-_EN_INDEX = [(" ".join(p.split()), cid) for p, cid in _EN_INDEX]
+_EN_INDEX = [(" ".join(_dashes(p).split()), cid) for p, cid in _EN_INDEX]
+# Explanations printed after the item: "Cost of sales (exclusive of depreciation shown below)".
+_ASIDE = re.compile(
+    r"\s*\((?:exclusive|excluding|exclusive of|including|inclusive of)\b[^)]*\)$"
+    r"|,\s*(?:excluding|exclusive of)\b.*$"
+)
 
 
 def _variants(label: str) -> list[str]:
     base = _norm(label)
     out = [base]
-    cut = _TAIL.sub("", base).strip(" ,")
-    if cut != base:
-        out.append(cut)
+    for pattern in (_TAIL, _ASIDE):
+        cut = pattern.sub("", base).strip(" ,")
+        if cut != base:
+            out.append(cut)
     for v in list(out):
         if v.startswith("total "):
             out.append(v[6:])

@@ -421,11 +421,12 @@ _LIST = (
     _m(
         "debt_to_equity",
         ("debt to equity ratio", "debt-to-equity ratio", "debt to equity", "debt-to-equity"),
-        ("产权比率", "债务股本比"),
+        ("债务股本比",),
         "(s + l) / e",
         {"s": "short_term_debt", "l": "long_term_debt", "e": "total_equity"},
         "ratio",
         "Debt / equity = (short-term debt + long-term debt) / total equity",
+        ("t / e", {"t": "total_debt", "e": "total_equity"}),
         ("l / e", {"l": "long_term_debt", "e": "total_equity"}),
     ),
     _m(
@@ -436,6 +437,7 @@ _LIST = (
         {"s": "short_term_debt", "l": "long_term_debt", "a": "total_assets"},
         "ratio",
         "Debt / assets = (short-term debt + long-term debt) / total assets",
+        ("t / a", {"t": "total_debt", "a": "total_assets"}),
     ),
     _m(
         "liabilities_to_assets",
@@ -454,6 +456,7 @@ _LIST = (
         {"s": "short_term_debt", "l": "long_term_debt", "c": "cash"},
         "currency",
         "Net debt = short-term debt + long-term debt - cash and cash equivalents",
+        ("t - c", {"t": "total_debt", "c": "cash"}),
     ),
     _m(
         "net_debt_to_ebitda",
@@ -578,6 +581,7 @@ _LIST += (
         {"s": "short_term_debt", "l": "long_term_debt", "e": "total_equity"},
         "ratio",
         "Debt / capital = total debt / (total debt + total equity), total debt = short-term + long-term debt",
+        ("t / (t + e)", {"t": "total_debt", "e": "total_equity"}),
     ),
     _m(
         "eps_growth",
@@ -669,6 +673,15 @@ _LIST += (
         {"x": "noninterest_expense", "n": "net_interest_income", "o": "noninterest_income"},
         "percent",
         "Efficiency ratio = noninterest expense / (net interest income + noninterest income)",
+    ),
+    _m(
+        "liabilities_to_equity",
+        ("liabilities to equity", "total liabilities to equity"),
+        ("产权比率",),
+        "l / e",
+        {"l": "total_liabilities", "e": "total_equity"},
+        "ratio",
+        "Liabilities / equity = total liabilities / total equity",
     ),
     _m(
         "long_term_debt_to_equity",

@@ -39,6 +39,7 @@ class FactMiss:
 
 
 Cite = Callable[[Fact], int]
+_FALLBACK = {"net_income_parent": "net_income"}
 
 
 class _Lookup:
@@ -76,6 +77,9 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
     picked: list[Fact] = []
     for year in q.years:
         found = pick_fact(facts, q.concept, year, q.quarter)
+        if found is None and q.concept in _FALLBACK:
+            # A filing without noncontrolling interests prints one net income line.
+            found = pick_fact(facts, _FALLBACK[q.concept], year, q.quarter)
         if isinstance(found, Conflict):
             return FactMiss("conflict", _conflict_text(found, language), found.facts)
         if found is None:

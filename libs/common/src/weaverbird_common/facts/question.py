@@ -106,13 +106,16 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
         # "Define unadjusted EBITDA as ...; what is EBITDA less capex": the definition is of a part.
         defined = None
     if defined is not None:
+        if not aggregate:
+            years = years[-1:]
         return FigureQuestion(tuple(years), metric=defined, quarter=quarter, aggregate=aggregate,
                               defined_in_question=True)
     metrics = asked
     if metrics:
         metric = metrics[0]
-        # A growth metric compares the last year with the one before: only that year is asked.
-        if metric.inputs and any(i.period == "t-1" for i in metric.inputs.values()) and not aggregate:
+        # Without an average or a change one year is asked: the latest named (a growth rate or an
+        # average balance reaches back to the year before by itself).
+        if not aggregate:
             years = years[-1:]
         return FigureQuestion(tuple(years), metric=metric, quarter=quarter, aggregate=aggregate,
                               candidates=tuple(m.id for m in metrics))

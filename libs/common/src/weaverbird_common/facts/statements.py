@@ -9,14 +9,16 @@ _KINDS = (
         "income",
         re.compile(
             r"statements? of (?:consolidated )?(?:operations|income|earnings|comprehensive (?:income|loss))"
-            r"|income statements?|profit (?:and|&) loss|利润表|损益表",
+            r"|(?:consolidated|condensed|combined) (?:[a-z]+ )?income statements?|statements? of profit (?:and|&) loss"
+            r"|利润表|损益表",
             re.IGNORECASE,
         ),
     ),
     (
         "balance",
         re.compile(
-            r"balance sheets?|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表",
+            r"(?:consolidated|condensed|combined) (?:[a-z]+ )?balance sheets?"
+            r"|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表",
             re.IGNORECASE,
         ),
     ),

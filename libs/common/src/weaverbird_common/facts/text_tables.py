@@ -116,7 +116,7 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
     text = normalise(page_text)
     scales = units.scales_in(text)
     # A first guess of the statement from the whole page, refined per header from the text before it.
-    page_kind = statements.statement_kind(text[:600])
+    page_kind = statements.statement_kind(text[:250])
     tokens = _tokens(text, page_kind)
     runs = _runs(text, tokens)
     rows: list[Row] = []
@@ -189,8 +189,9 @@ def _header_table(
     before = text[max(0, since - 200) : group[0].start] if since else text[: group[0].start]
     title = statements.title_before(before) or (previous.title if previous else "")
     kind = statements.statement_kind(title)
-    if kind == "other":
-        kind = statements.statement_kind(before) if statements.statement_kind(before) != "other" else page_kind
+    if kind == "other" and previous is None and since == 0:
+        # A primary statement is printed at the top of its page; a note's table further down is "other".
+        kind = page_kind
     context_start = max(0, group[0].start - 160)
     columns: list[Period] = []
     for token, duration in zip(group, months, strict=True):

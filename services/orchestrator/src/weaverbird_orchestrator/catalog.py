@@ -141,7 +141,10 @@ class CatalogCache:
                 await asyncio.wait_for(self._wake.wait(), timeout=wait)
             woken = self._wake.is_set()
             self._wake.clear()
-            if woken or time.monotonic() - last >= self._ttl_s or await self._changed():
-                async with self._lock:
-                    await self._refresh()
-                last = time.monotonic()
+            try:
+                if woken or time.monotonic() - last >= self._ttl_s or await self._changed():
+                    async with self._lock:
+                        await self._refresh()
+                    last = time.monotonic()
+            except Exception:  # an unexpected error must not end the refreshes for the process's life
+                log.exception("catalog refresh failed unexpectedly; trying again at the next poll")

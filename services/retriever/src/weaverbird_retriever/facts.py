@@ -64,7 +64,6 @@ def fact_message(payload: dict[str, PayloadValue]) -> retriever_pb2.Fact:
             fields[name] = float(value)
         else:
             fields[name] = str(value)
-    fields["label"] = fields.get("label") or ""
     return retriever_pb2.Fact(**fields)  # type: ignore[arg-type]
 
 

@@ -21,6 +21,8 @@ from weaverbird_common.facts.rows import Row, TableContext, plausible_label, tid
 # A paragraph this long between figures means the table has ended.
 _PROSE = 600
 _MIDWORD_BREAK = re.compile(r"(?<=[a-z])\n(?=[a-z])")
+# A word's last letter or two alone on a line after blank ones: "Balance Shee\n \nt\nAt December 31".
+_STRAY_TAIL = re.compile(r"(?<=[a-z])[ \t]*\n(?:[ \t]*\n)*[ \t]*([a-z]{1,2})(?=[ \t]*\n)")
 _CONNECTOR = re.compile(r"\s*(?:and|or|to|through|-|–)\s*", re.IGNORECASE)
 
 
@@ -35,7 +37,9 @@ class _Token:
 
 
 def normalise(text: str) -> str:
-    """Rejoin words pypdf broke across lines ("admin\\nistrative") and flatten whitespace."""
+    """Rejoin words pypdf broke across lines ("admin\\nistrative", "Balance Shee\\n \\nt") and flatten
+    whitespace."""
+    text = _STRAY_TAIL.sub(r"\1", text)
     return " ".join(_MIDWORD_BREAK.sub("", text).split())
 
 
@@ -137,7 +141,9 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
                 j += 1
             group, months = _last_header(text, group)
             years = [t.year for t in group if t.year is not None]
-            if _plausible_years(years):
+            # One lone year inside an open table is part of a label ("allowances of $33 at December 28,
+            # 2019 and ..."), not a new header.
+            if _plausible_years(years) and (len(group) > 1 or table is None):
                 table = _header_table(text, pending_from, group, months, scales, page_kind, table)
                 pending_from = group[-1].end
                 section = ""

@@ -80,6 +80,30 @@ LABELS = [
     ("Repurchases of common stock", "share_repurchases"),
     ("Net increase (decrease) in cash and cash equivalents", "net_change_in_cash"),
     ("Repayments of long-term debt", "debt_repaid"),
+    # Forms filings print: "/(loss)", "provided (used) by", section headings glued before the label,
+    # explanations after "before income taxes", "net of $..." tails, figures left on the label
+    ("Net income/(loss)", "net_income"),
+    ("Income/(loss) before income taxes", "income_before_tax"),
+    ("Earnings before income tax expense and equity in income of affiliates", "income_before_tax"),
+    ("Income from continuing operations before provision/(benefit) for taxes on income", "income_before_tax"),
+    ("Net earnings, including earnings attributable to redeemable and noncontrolling interests", "net_income"),
+    ("Net loss (income) attributable to noncontrolling interests", "net_income_noncontrolling"),
+    ("Net cash provided/(used) by operating activities", "operating_cash_flow"),
+    ("Cash provided (used) by operations", "operating_cash_flow"),
+    ("Net cash (used in) operating activities", "operating_cash_flow"),
+    ("Net cash used for investing activities", "investing_cash_flow"),
+    ("Total cash used in financing activities", "financing_cash_flow"),
+    (
+        "Additions to property and equipment, net of $35, $46 and $32, respectively, of non-cash capital expenditures",
+        "capital_expenditure",
+    ),
+    ("Cash Flows - Investing Activities Purchases of land, buildings, and equipment", "capital_expenditure"),
+    ("Payments to acquire property, plant and equipment", "capital_expenditure"),
+    ("Current assets Cash and cash equivalents", "cash"),
+    ("Liabilities and equity Current liabilities Accounts payable", "accounts_payable"),
+    ("Total assets $ 17,475", "total_assets"),
+    ("Selling, general, and administrative expenses", "sga"),
+    ("CASH AND EQUIVALENTS, END OF YEAR", "cash"),
     # Chinese statements (利润表 / 资产负债表 / 现金流量表), numbering and 加：/减：/其中： prefixes
     ("一、营业总收入", "revenue"),
     ("一、营业收入", "revenue"),
@@ -132,6 +156,9 @@ NOT_REVENUE = [
     "Revenue recognition",
     "Cost of revenue",
     "Revenue growth",
+    "Revenue from related parties (1)",
+    "Current liabilities Deferred revenue",
+    "(Unaudited) Deferred revenue $ 1,234",
 ]
 
 

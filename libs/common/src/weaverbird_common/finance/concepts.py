@@ -115,6 +115,9 @@ _LIST = (
         "flow",
         (
             "selling, general and administrative expenses",
+            "selling and administrative expenses",
+            "selling and administrative expense",
+            "selling, general and administrative costs",
             "selling, general and administrative",
             "marketing, general and administrative",
             "marketing, general and administrative expenses",
@@ -168,6 +171,7 @@ _LIST = (
             "depreciation and amortization",
             "depreciation & amortization",
             "depreciation, depletion and amortization",
+            "depreciation, amortization and accretion",
             "depreciation and amortization expense",
             "depreciation, amortization and other",
             "depreciation",
@@ -214,6 +218,7 @@ _LIST = (
         (
             "interest expense",
             "interest expense, net",
+            "interest expense (income), net",
             "interest and debt expense",
             "interest expense, net of capitalized interest",
             "net interest expense",
@@ -237,6 +242,12 @@ _LIST = (
             "pretax income",
             "earnings before provision for income taxes",
             "income from continuing operations before income taxes",
+            "loss before income taxes",
+            "earnings before income tax expense",
+            "earnings from continuing operations before income taxes",
+            "income from continuing operations before provision for taxes on income",
+            "earnings before provision for taxes on income",
+            "income from continuing operations before taxes",
             "earnings from continuing operations before income tax expense",
             "profit before tax",
         ),
@@ -276,6 +287,9 @@ _LIST = (
             "net income including noncontrolling interests",
             "net earnings including noncontrolling interests",
             "net income including noncontrolling interest",
+            "net income before allocation to noncontrolling interests",
+            "net earnings, including earnings attributable to *",
+            "net income, including income attributable to *",
             "profit for the year",
             "consolidated net income",
         ),
@@ -292,6 +306,7 @@ _LIST = (
             "net income (loss) attributable to *",
             "net income attributable to common shareholders",
             "net income available to common stockholders",
+            "net income available to common shareholders",
             "net income attributable to shareholders",
             "profit attributable to owners of the parent",
         ),
@@ -355,6 +370,8 @@ _LIST = (
             "weighted average basic shares outstanding",
             "basic weighted average shares",
             "weighted-average shares outstanding basic",
+            "weighted-average common shares outstanding basic",
+            "shares used to compute basic net income per share",
         ),
         (),
     ),
@@ -365,6 +382,8 @@ _LIST = (
         (
             "weighted-average diluted shares outstanding",
             "weighted average diluted shares outstanding",
+            "weighted-average common shares outstanding diluted",
+            "shares used to compute diluted net income per share",
             "diluted weighted average shares",
         ),
         (),
@@ -601,6 +620,7 @@ _LIST = (
             "cash provided by operating activities",
             "net cash flows from operating activities",
             "net cash provided by operations",
+            "net cash provided by (used in) operations",
             "cash flows from operating activities",
             "net cash used in operating activities",
             "net cash (used in) provided by operating activities",
@@ -629,6 +649,11 @@ _LIST = (
             "additions to property, plant and equipment",
             "additions to property and equipment",
             "payments for property and equipment",
+            "payments to acquire property, plant and equipment",
+            "payments to acquire property and equipment",
+            "purchase of property, plant and equipment and other intangible assets",
+            "purchases of land, buildings and equipment",
+            "purchases of property, plant and equipment and intangible assets",
             "purchase of property, plant and equipment",
             "capital spending",
             "purchases of property and equipment, net of proceeds from sales and incentives",
@@ -698,6 +723,9 @@ _LIST = (
         (
             "repurchases of common stock",
             "purchases of treasury stock",
+            "purchase of treasury shares",
+            "purchases of common stock for treasury",
+            "repurchases of shares",
             "repurchase of common stock",
             "common stock repurchased",
             "payments for repurchases of common stock",
@@ -751,6 +779,7 @@ _LIST += (
             "impairment charges",
             "impairment of long-lived assets",
             "goodwill impairment",
+            "goodwill impairment expense",
             "impairment of goodwill",
         ),
         ("资产减值损失",),
@@ -798,6 +827,8 @@ _LIST += (
             "other (income) expense, net",
             "other expense (income), net",
             "other income (expense)",
+            "other income (loss)",
+            "other non-operating income, net",
             "other, net",
             "other expense, net",
             "non-operating income (expense)",
@@ -837,6 +868,7 @@ _LIST += (
         "flow",
         (
             "net income attributable to noncontrolling interests",
+            "net loss attributable to noncontrolling interests",
             "net income attributable to noncontrolling interest",
             "net earnings attributable to noncontrolling interests",
             "net (income) loss attributable to noncontrolling interests",
@@ -1028,6 +1060,7 @@ _LIST += (
             "additional paid-in capital",
             "capital in excess of par value",
             "paid-in capital",
+            "capital in excess of stated value",
             "capital surplus",
             "share premium",
         ),
@@ -1106,6 +1139,8 @@ _LIST += (
             "net (decrease) increase in cash and cash equivalents",
             "net increase (decrease) in cash, cash equivalents and restricted cash",
             "change in cash and cash equivalents",
+            "increase (decrease) in cash, cash equivalents and restricted cash",
+            "net change in cash, cash equivalents and restricted cash",
         ),
         ("现金及现金等价物净增加额",),
     ),
@@ -1117,6 +1152,7 @@ _LIST += (
             "proceeds from issuance of long-term debt",
             "proceeds from long-term debt",
             "proceeds from borrowings",
+            "proceeds from long-term borrowings",
             "proceeds from issuance of debt",
             "issuance of long-term debt",
             "proceeds from issuance of long-term debt, net",
@@ -1205,7 +1241,8 @@ CONCEPTS: dict[str, Concept] = {c.id: c for c in _LIST}
 
 _NOTE = re.compile(r"\((?:see )?notes? [^)]*\)|\(\d\)|\[\d\]", re.IGNORECASE)
 _TAIL = re.compile(
-    r",? (?:net )?(?:of|less) (?:allowances?|accumulated|doubtful|reserves?|current|proceeds)\b.*$|,? respectively$"
+    r",? (?:net )?(?:of|less) (?:\$|allowances?|accumulated|doubtful|reserves?|current|proceeds|refunds?\b).*$"
+    r"|,? respectively$"
 )
 _CN_PREFIX = re.compile(r"^(?:[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\d+[.、．]|[加减][：:]|其中[：:])")
 _EN_PREFIX = re.compile(r"^(?:less|add|plus|deduct|minus)\s*:\s*|^(?:less|plus)\s+(?=[a-z])")
@@ -1222,7 +1259,17 @@ def _norm(label: str) -> str:
     text = _dashes(text)  # "Property, plant and equipment—net", "Earnings per share - diluted"
     text = text.replace("&", " and ") if "p&e" not in text and "s&a" not in text and "r&d" not in text else text
     text = re.sub(r"[:;*†‡]", " ", text)
-    return " ".join(text.split()).strip(" ,.")
+    return _canon(" ".join(text.split()).strip(" ,."))
+
+
+def _canon(text: str) -> str:
+    """One spelling for what filings print several ways: the Oxford comma, "used for/by", "cash and
+    equivalents", "Cash provided by ..." without "net"."""
+    text = text.replace(", and ", " and ").replace("/(", " (")  # "Net income/(loss)"
+    text = re.sub(r"\bused (?:for|by)\b", "used in", text)
+    text = re.sub(r"provided by ?/ ?\(used in\)|provided \(used\) by", "provided by (used in)", text)
+    text = re.sub(r"\bcash and equivalents\b", "cash and cash equivalents", text)
+    return re.sub(r"^cash (?=provided|used|\(used|from|flows? from)", "net cash ", text)
 
 
 def _matches(pattern: str, label: str) -> bool:
@@ -1239,7 +1286,25 @@ _EN_INDEX = [
     for c in _LIST
     for p in c.en
 ]
-_EN_INDEX = [(" ".join(_dashes(p).split()), cid) for p, cid in _EN_INDEX]
+_EN_INDEX = [(_canon(" ".join(_dashes(p).split())), cid) for p, cid in _EN_INDEX]
+# "(loss)" in "Net income (loss)", "(benefit)" in "Provision (benefit) for income taxes".
+_SIGN_WORDS = re.compile(r"\s*\((?:loss|losses|income|benefit|expense|deficit|gain|decrease|increase)\)")
+_PARENS = re.compile(r"\(([^()]*)\)")  # "Net cash (used in) operating activities"
+# "Earnings before income taxes and equity in income of affiliates": the pre-tax line all the same.
+_AFTER_TAX_TAIL = re.compile(r"(before (?:income taxes|income tax expense|taxes)) and .*$")
+_FIGURES = re.compile(r"(?:\s+\$?\s*\(?[\d,]+(?:\.\d+)?\s*\)?\s*%?)+$")  # "Total assets $ 17,475"
+_EXACT: dict[str, str] = {}
+for _pattern, _cid in _EN_INDEX:
+    if "*" not in _pattern:
+        _EXACT.setdefault(_pattern, _cid)
+_WILDCARDS = [(p, cid) for p, cid in _EN_INDEX if "*" in p]
+# Section headings pypdf glues before a row's label: "Current assets Cash and cash equivalents".
+_SECTION = re.compile(
+    r"^(?:liabilities and (?:stockholders' |shareholders' |shareowners' )?equity"
+    r"|(?:non-?)?current (?:assets|liabilities)"
+    r"|assets|liabilities|\(unaudited\)"
+    r"|(?:cash flows?,? (?:from )?)?(?:operating|investing|financing) activities) (?=\S)"
+)
 # Explanations printed after the item: "Cost of sales (exclusive of depreciation shown below)".
 _ASIDE = re.compile(
     r"\s*\((?:exclusive|excluding|exclusive of|including|inclusive of)\b[^)]*\)$"
@@ -1247,18 +1312,33 @@ _ASIDE = re.compile(
 )
 
 
+def _unheaded(text: str) -> str:
+    while _SECTION.match(text):
+        text = _SECTION.sub("", text, count=1)
+    return text
+
+
+# Each step may or may not apply: a label is tried as printed, then with each applicable step taken.
+_STEPS = (
+    _unheaded,
+    lambda v: _TAIL.sub("", v),
+    lambda v: _ASIDE.sub("", v),
+    lambda v: _SIGN_WORDS.sub("", v),
+    lambda v: _PARENS.sub(r"\1", v),
+    lambda v: _AFTER_TAX_TAIL.sub(r"\1", v),
+    lambda v: _FIGURES.sub("", v),
+    lambda v: v[6:] if v.startswith("total ") else v,
+    lambda v: v[:-5] if v.endswith(", net") else v,
+)
+
+
 def _variants(label: str) -> list[str]:
-    base = _norm(label)
-    out = [base]
-    for pattern in (_TAIL, _ASIDE):
-        cut = pattern.sub("", base).strip(" ,")
-        if cut != base:
-            out.append(cut)
-    for v in list(out):
-        if v.startswith("total "):
-            out.append(v[6:])
-        if v.endswith(", net"):
-            out.append(v[:-5])
+    out = [_norm(label)]
+    for step in _STEPS:
+        for v in list(out):
+            cut = _canon(" ".join(step(v).split()).strip(" ,"))
+            if cut and cut not in out:
+                out.append(cut)
     return out
 
 
@@ -1273,11 +1353,14 @@ def concept_for_label(label: str) -> str | None:
                 return concept.id
         return None
     variants = _variants(label)
-    for wildcard in (False, True):  # exact labels first: "... to noncontrolling interests" is not "... to *"
-        for variant in variants:
-            for pattern, cid in _EN_INDEX:
-                if ("*" in pattern) == wildcard and _matches(pattern, variant):
-                    return cid
+    # Exact labels first: "... attributable to noncontrolling interests" is not "... attributable to *".
+    for variant in variants:
+        if variant in _EXACT:
+            return _EXACT[variant]
+    for variant in variants:
+        for pattern, cid in _WILDCARDS:
+            if _matches(pattern, variant):
+                return cid
     return None
 
 

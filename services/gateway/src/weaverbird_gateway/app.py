@@ -20,7 +20,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from weaverbird_gateway import convert, schemas, sse, uploads
+from weaverbird_gateway import convert, offline_docs, schemas, sse, uploads
 from weaverbird_gateway.backend import Backend, forward_authorization
 from weaverbird_gateway.errors import GatewayError
 from weaverbird_gateway.guard import RequestGuard
@@ -202,6 +202,8 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         "the WeaverBird gRPC services.",
         lifespan=lifespan,
         root_path=settings.root_path,
+        docs_url=None,  # offline_docs serves /docs and /redoc without a CDN
+        redoc_url=None,
     )
     _install_error_handlers(app)
     _document_stream_events(app)
@@ -322,4 +324,5 @@ def create_app(settings: GatewaySettings) -> FastAPI:
         return FileResponse(str(STATIC / "index.html"), media_type="text/html; charset=utf-8")
 
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    offline_docs.install(app, str(STATIC))
     return app

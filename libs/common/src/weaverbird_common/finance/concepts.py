@@ -267,6 +267,9 @@ _LIST = (
             "income tax expense (benefit)",
             "provision for (benefit from) income taxes",
             "income tax (expense) benefit",
+            "income tax benefit (expense)",
+            "benefit (provision) for income taxes",
+            "income taxes from continuing operations",
             "provision (benefit) for income taxes",
             "taxes on income",
         ),
@@ -1265,9 +1268,12 @@ def _norm(label: str) -> str:
 def _canon(text: str) -> str:
     """One spelling for what filings print several ways: the Oxford comma, "used for/by", "cash and
     equivalents", "Cash provided by ..." without "net"."""
-    text = text.replace(", and ", " and ").replace("/(", " (")  # "Net income/(loss)"
+    text = text.replace(", and ", " and ").replace("/(", " (").replace(")/", ") ")  # "Net income/(loss)"
+    text = text.replace("'", "")  # "stockholders' equity", "stockholders equity"
     text = re.sub(r"\bused (?:for|by)\b", "used in", text)
-    text = re.sub(r"provided by ?/ ?\(used in\)|provided \(used\) by", "provided by (used in)", text)
+    text = re.sub(
+        r"\(used(?: in)?\) provided(?: by)?|provided(?: by)? \(used(?: in)?\)(?: by)?", "provided by (used in)", text
+    )
     text = re.sub(r"\bcash and equivalents\b", "cash and cash equivalents", text)
     return re.sub(r"^cash (?=provided|used|\(used|from|flows? from)", "net cash ", text)
 
@@ -1292,6 +1298,8 @@ _SIGN_WORDS = re.compile(r"\s*\((?:loss|losses|income|benefit|expense|deficit|ga
 _PARENS = re.compile(r"\(([^()]*)\)")  # "Net cash (used in) operating activities"
 # "Earnings before income taxes and equity in income of affiliates": the pre-tax line all the same.
 _AFTER_TAX_TAIL = re.compile(r"(before (?:income taxes|income tax expense|taxes)) and .*$")
+# The previous row's label and figures glued before this one: "Dividends paid (1,158) Net cash used in ...".
+_BEFORE_FIGURES = re.compile(r"^.*\d\)?\s+(?=[a-z])")
 _FIGURES = re.compile(r"(?:\s+\$?\s*\(?[\d,]+(?:\.\d+)?\s*\)?\s*%?)+$")  # "Total assets $ 17,475"
 _EXACT: dict[str, str] = {}
 for _pattern, _cid in _EN_INDEX:
@@ -1302,7 +1310,7 @@ _WILDCARDS = [(p, cid) for p, cid in _EN_INDEX if "*" in p]
 _SECTION = re.compile(
     r"^(?:liabilities and (?:stockholders' |shareholders' |shareowners' )?equity"
     r"|(?:non-?)?current (?:assets|liabilities)"
-    r"|assets|liabilities|\(unaudited\)"
+    r"|assets|liabilities|\(unaudited\)|commitments and contingencies"
     r"|(?:cash flows?,? (?:from )?)?(?:operating|investing|financing) activities) (?=\S)"
 )
 # Explanations printed after the item: "Cost of sales (exclusive of depreciation shown below)".
@@ -1327,6 +1335,7 @@ _STEPS = (
     lambda v: _PARENS.sub(r"\1", v),
     lambda v: _AFTER_TAX_TAIL.sub(r"\1", v),
     lambda v: _FIGURES.sub("", v),
+    lambda v: _BEFORE_FIGURES.sub("", v),
     lambda v: v[6:] if v.startswith("total ") else v,
     lambda v: v[:-5] if v.endswith(", net") else v,
 )

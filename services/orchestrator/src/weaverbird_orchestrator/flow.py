@@ -17,7 +17,7 @@ from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import detect_language, filters_from_question, search_filters
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 
-from weaverbird_orchestrator import notices
+from weaverbird_orchestrator import fact_path, notices
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.cross_names import CrossLanguageNames
@@ -503,8 +503,15 @@ class QuestionFlow:
         arrive as Stage events before the answer)."""
         start = time.perf_counter()
         retrieval = await self.retrieve(params)
+        facts = await self._fact_reply(params)
+        if facts is not None:
+            fact_path.take_local(retrieval)
         yield retrieval.decision
-        if self._lacks_evidence(retrieval):
+        if facts is not None:
+            events = fact_path.reply_events(
+                facts, retrieval, params.conversation_id, params.task, lambda: _ms_since(start)
+            )
+        elif self._lacks_evidence(retrieval):
             events = self._refuse(params, retrieval, start)
         elif params.task is Task.LOOKUP:
             events = self.answer(params, retrieval, start)
@@ -512,6 +519,19 @@ class QuestionFlow:
             events = self._tasks.run(params, retrieval, start)
         async for event in events:
             yield event
+
+    async def _fact_reply(self, params: AskParams) -> fact_path.FactReply | None:
+        """A figure or metric answered from statement facts (fact_path), or None for the passage path.
+        Lookups and calculations only; a fact store that fails never fails the question."""
+        lookup = getattr(self._peers, "lookup_facts", None)
+        if not self._s.facts_answers or lookup is None or params.task not in (Task.LOOKUP, Task.CALCULATION):
+            return None
+        company = params.filters.get("company")
+        try:
+            return await fact_path.answer_from_kb(params.question, str(company or ""), params.language, lookup)
+        except Exception as exc:  # the passage path still answers
+            log.warning("fact lookup failed, answering from passages: %s: %s", type(exc).__name__, exc)
+            return None
 
     def _lacks_evidence(self, retrieval: Retrieval) -> bool:
         """The gate found the local passages weak and the web added none (off, failed or skipped):

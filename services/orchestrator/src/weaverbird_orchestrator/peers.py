@@ -15,6 +15,8 @@ from weaverbird.v1 import (
     retriever_pb2_grpc,
 )
 from weaverbird_common.clients import open_channel, peer_errors
+from weaverbird_common.facts.model import Fact
+from weaverbird_common.facts.proto import from_proto
 
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.deadline import hop
@@ -132,6 +134,15 @@ class GrpcPeers:
         async with peer_errors("retriever"):
             response = await self._retriever.Search(request, timeout=hop(self._s.search_timeout_s, "searching"))
         return [passage_from_hit(h) for h in response.hits]
+
+    async def lookup_facts(self, company: str, concepts: Sequence[str], years: Sequence[int]) -> list[Fact]:
+        """The statement facts of `company` for these concepts and fiscal years (fact_path)."""
+        request = retriever_pb2.LookupFactsRequest(company=company, concepts=list(concepts), fiscal_years=list(years))
+        async with peer_errors("retriever"):
+            reply = await self._retriever.LookupFacts(
+                request, timeout=hop(self._s.search_timeout_s, "looking up facts")
+            )
+        return [from_proto(f) for f in reply.facts]
 
     async def collection_points(self) -> int:
         """The KB's point count: one cheap call that tells the catalog cache an ingest or delete happened."""

@@ -40,6 +40,11 @@ class OrchestratorSettings(BaseServiceSettings):
         "their aliases come from the retriever's catalog; names listed here are recognised even when the KB "
         "holds nothing about them, so the coverage gate can send such questions to the web.",
     )
+    facts_answers: bool = Field(
+        default=True,
+        description="Answer a figure or metric question from the KB's statement facts, computed in code, "
+        "before any model call (fact_path.py); off: every question goes to the passage path.",
+    )
     coverage_gate: bool = Field(
         True,
         description="Catalog gate: send a question to the web when it names a KB company for a fiscal year the KB "

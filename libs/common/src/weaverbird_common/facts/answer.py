@@ -174,7 +174,7 @@ def _amount_text(amount: float, like: Fact) -> str:
     scale = like.scale if like.scale > 0 else 1.0
     value = amount / scale
     word = multiplier_word(scale)
-    digits = f"{value:,.0f}" if abs(value - round(value)) < 1e-9 else f"{value:,.2f}"
+    digits = _digits(value)
     unit = "shares" if like.unit == "shares" else (like.currency or "")
     if like.unit == "shares":
         return f"{digits} {word} shares".replace("  ", " ")
@@ -183,9 +183,15 @@ def _amount_text(amount: float, like: Fact) -> str:
     return " ".join(p for p in (unit, digits, word) if p)
 
 
+def _digits(value: float) -> str:
+    """As a statement prints it: thousands separators, up to two decimals, no trailing zeros."""
+    text = f"{value:,.2f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def _metric_value(value: float, unit: str, like: Fact | None = None) -> str:
     if unit == "percent":
-        return f"{value * 100:.1f} %" if abs(value) < 5 else f"{value:.1f} %"
+        return f"{value * 100:.1f} %"
     if unit == "percentage points":
         return f"{value * 100:.1f} percentage points"
     if unit == "days":

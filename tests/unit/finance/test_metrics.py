@@ -248,6 +248,26 @@ def test_a_definition_with_prior_year_items_and_percent_units() -> None:
     assert compute(growth, LOOKUP).value == pytest.approx(0.25)  # type: ignore[union-attr]
 
 
+def test_a_defined_metric_is_shown_in_the_question_s_words_with_the_library_s_unit() -> None:
+    roe = definition_in_question("ROE is defined as net income / total shareholders' equity. What was it in 2020?")
+    assert roe is not None and roe.unit == "percent"  # the library's ROE is a percent
+    assert roe.description == "ROE = net income / total shareholders' equity (as the question defines it)"
+    assert roe.inputs == {"a": Input("net_income", "t"), "b": Input("total_equity", "t")}
+    turnover = definition_in_question("Inventory turnover is defined as: cost of goods sold / average inventory.")
+    assert turnover is not None and turnover.unit == "times"
+    quick = definition_in_question(
+        "Define the quick ratio as (cash and cash equivalents + short-term investments + accounts receivable) "
+        "/ current liabilities."
+    )
+    assert quick is not None and quick.en == ("quick ratio",)
+    assert [i.concept for i in quick.inputs.values()] == [
+        "cash", "short_term_investments", "accounts_receivable", "total_current_liabilities"
+    ]  # fmt: skip
+    values = {"short_term_investments": 30}
+    computed = compute(quick, lambda c, p: values.get(c, THIS_YEAR.get(c)) if p == "t" else None)
+    assert computed is not None and computed.value == pytest.approx((120 + 30 + 110) / 250)
+
+
 def test_no_definition_when_the_question_states_none_or_names_no_line_item() -> None:
     assert definition_in_question("What is the FY2019 capex as a % of revenue?") is None
     assert definition_in_question("Success is defined as: happy customers and loyal staff.") is None

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from weaverbird_common.finance import formulas
-from weaverbird_common.finance.concepts import CONCEPTS, concepts_in_text
+from weaverbird_common.finance.concepts import concepts_in_text
 
 # Read as magnitudes whatever sign the statement prints.
 _MAGNITUDE = {
@@ -851,18 +851,26 @@ def definition_in_question(text: str) -> Metric | None:
         formulas.names(expr)
     except SyntaxError:
         return None
-    unit = "days" if "365" in expr else ("ratio" if "/" in expr else "currency")
-    if re.search(r"in units of percents?|as a %|as a percent|percentage", text, re.IGNORECASE) and "/" in expr:
-        unit = "percent"
-    readable = " ".join(
-        CONCEPTS[inputs[t].concept].en[0]
-        + (" (average)" if inputs[t].period == "avg" else "")
-        + (" (change)" if inputs[t].period == "delta" else "")
-        + (" (prior year)" if inputs[t].period == "t-1" else "")
-        if t in inputs
-        else t
-        for t in expression
-    )
+    name = re.sub(r"^the\s+", "", name, flags=re.IGNORECASE)
     return Metric(
-        f"defined:{name.lower()}", (name,), (), expr, inputs, unit, f"{name} = {readable} (as the question defines it)"
+        f"defined:{name.lower()}",
+        (name,),
+        (),
+        expr,
+        inputs,
+        _defined_unit(name, expr, text),
+        f"{name} = {' '.join(expr_text.split())} (as the question defines it)",
     )
+
+
+def _defined_unit(name: str, expression: str, question: str) -> str:
+    """The unit the question asks for, else the library's for a metric of that name, else from the form."""
+    divides = "/" in expression
+    if divides and re.search(r"in units of percents?|as a %|as a percent|percentage", question, re.IGNORECASE):
+        return "percent"
+    same = metrics_in_text(name)
+    if same:
+        return same[0].unit
+    if re.search(r"\b36[05]\b", expression):
+        return "days"
+    return "ratio" if divides else "currency"

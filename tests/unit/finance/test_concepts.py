@@ -216,6 +216,7 @@ def test_the_map_covers_the_three_statements_with_both_languages() -> None:
         ("What was net PP&E at year end?", ["ppe_net"]),
         ("2022年营业收入和净利润分别是多少", ["revenue", "net_income"]),
         ("请列出归属于母公司所有者的净利润", ["net_income_parent"]),
+        ("2023年资本开支和经营现金流", ["operating_cash_flow", "capital_expenditure"]),
         ("How many employees does the company have?", ["employees"]),
     ],
 )

@@ -73,6 +73,8 @@ EXPECTED = {
     "operating_cash_flow_margin": 240 / 1000,
     "debt_to_equity": 350 / 500,
     "long_term_debt_to_equity": 300 / 500,
+    "net_gearing": (50 + 300 - 120) / 500,
+    "payables_turnover": 600 / 60,
     "liabilities_to_equity": 700 / 500,
     "debt_to_assets": 350 / 1200,
     "debt_to_capital": 350 / 850,
@@ -190,6 +192,8 @@ def test_a_missing_input_or_a_zero_divisor_gives_none() -> None:
         ("应收账款周转天数和存货周转率", ["dso", "inventory_turnover"]),
         ("2023年营业收入增长率", ["revenue_growth"]),
         ("自由现金流是多少", ["free_cash_flow"]),
+        ("净负债率和应付账款周转率", ["net_gearing", "payables_turnover"]),
+        ("息税前利润率和总资产净利率", ["operating_margin", "roa"]),
         ("What was total revenue in 2017?", []),
     ],
 )

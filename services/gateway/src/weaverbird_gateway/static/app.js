@@ -56,6 +56,20 @@ const TEXT = {
     json: "JSON", valid: "valid", repaired: "repaired", invalid: (why) => `invalid: ${why}`,
     missingKeys: (keys) => `missing keys ${keys}`, noJson: "(no JSON was produced)",
     chartData: "Data", chartSources: "Sources", cannotDraw: (why) => `The chart cannot be drawn: ${why}.`,
+    verdict_local: "local", verdict_web: "web", verdict_no_web: "no web", verdict_refused: "refused",
+    verdictTitle_local: "Answered from the knowledge base", verdictTitle_web: "Web pages joined the passages",
+    verdictTitle_no_web: "Local evidence was weak and the web added nothing: local passages only",
+    verdictTitle_refused: "Local evidence was weak and the web added nothing: not answered",
+    by_request: "by request", by_rules: "by rules", by_llm: "by the model",
+    timing_embed: "embed", timing_search: "search", timing_rerank: "rerank", timing_web: "web search",
+    timing_fetch: "fetch", timing_rank: "rank", web: "web", webStatus_not_configured: "not configured", webStatus_ok: "ok",
+    stage_plan: "plan", stage_execute: "execute", stage_express: "express", stage_review: "review",
+    stage_extract: "extract", stage_compute: "compute", stage_repair: "repair", stage_chart: "chart",
+    origin_local: "local", origin_web: "web", source: (n) => `source ${n}`,
+    adminTitle: "Admin token needed", adminOk: "Delete",
+    adminWhy: "Deleting needs an administrator's token. This tab keeps it in memory only (never stored) and sends it with deletes.",
+    adminLabel: "Admin token", adminRefused: (status) => `The token was not accepted (${status}). Try another one.`,
+    adminCancelled: "Not deleted: no admin token was given.",
   },
   zh: {
     skip: "跳到提问",
@@ -106,6 +120,29 @@ const TEXT = {
     json: "JSON", valid: "有效", repaired: "已修复", invalid: (why) => `无效：${why}`,
     missingKeys: (keys) => `缺少键 ${keys}`, noJson: "（未生成 JSON）",
     chartData: "数据", chartSources: "来源", cannotDraw: (why) => `无法绘制图表：${why}。`,
+    verdict_local: "本地", verdict_web: "网络", verdict_no_web: "无网络结果", verdict_refused: "未作答",
+    verdictTitle_local: "答案来自知识库", verdictTitle_web: "网页段落已加入参考",
+    verdictTitle_no_web: "本地证据较弱，网络未提供补充：仅依据本地段落",
+    verdictTitle_refused: "本地证据较弱，网络未提供补充：未作答",
+    by_request: "由请求指定", by_rules: "按规则", by_llm: "由模型判断",
+    timing_embed: "向量化", timing_search: "检索", timing_rerank: "重排序", timing_web: "网络搜索",
+    timing_fetch: "抓取", timing_rank: "排序", web: "网络", webStatus_not_configured: "未配置", webStatus_ok: "正常",
+    stage_plan: "规划", stage_execute: "执行", stage_express: "撰写", stage_review: "审核",
+    stage_extract: "抽取", stage_compute: "计算", stage_repair: "修复", stage_chart: "作图",
+    origin_local: "本地", origin_web: "网络", source: (n) => `来源 ${n}`,
+    adminTitle: "需要管理员令牌", adminOk: "删除",
+    adminWhy: "删除需要管理员令牌。令牌只保存在本标签页的内存中（不会写入存储），随删除请求发送。",
+    adminLabel: "管理员令牌", adminRefused: (status) => `令牌未被接受（${status}），请换一个。`,
+    adminCancelled: "未删除：没有提供管理员令牌。",
+    notice_filters_weak_period: (p) => `${p.filters} 的段落相关性较弱；已不限期间检索 ${p.company}。`,
+    notice_filters_weak: (p) => `${p.filters} 的段落相关性较弱；已去掉筛选条件重新检索。`,
+    notice_low_score: (p) => `本地证据较弱（最高分 ${p.best} < 阈值 ${p.threshold}）。`,
+    notice_web_not_configured: () => "未配置网络搜索，答案仅依据本地段落。",
+    notice_web_skipped_filter: () => "请求带有筛选条件，答案仅依据符合条件的本地段落。",
+    notice_web_failed: (p) => `网络搜索失败（${p.status}）；答案仅依据本地段落。`,
+    gap_company: "知识库中没有所问公司的资料。", gap_period: "知识库中没有所问期间的资料。",
+    gap_quarter: "知识库中没有所问季度的资料。", gap_date: "所问日期晚于知识库中该公司最新的文档。",
+    gap_name: "知识库中没有任何段落提到问题中的名称。", gap_terms: "知识库中没有段落包含问题的大部分词语。",
   },
 };
 
@@ -116,6 +153,23 @@ const t = (key, ...args) => {
 };
 const $ = (selector, root = document) => root.querySelector(selector);
 let turnCount = 0;
+
+// Text drawn from server data in the page's language: each [element, render] pair runs again when the
+// language changes, so answers already on the page switch too.
+let relabel = [];
+function localized(element, render) {
+  render(element);
+  relabel.push([element, render]);
+  return element;
+}
+
+// A server note in the page's language: a code this page knows, else the server's (English) text.
+function noticeText(notice) {
+  if (lang === "en") return notice.text;
+  if (notice.code === "coverage_gap") return TEXT[lang][`gap_${notice.params.gap}`] ?? notice.text;
+  const render = TEXT[lang][`notice_${notice.code}`];
+  return typeof render === "function" ? render(notice.params || {}) : notice.text;
+}
 
 // The conversation, held by the page (any orchestrator replica can answer): {role, text} turns, oldest
 // first. `generation` changes with "New conversation", so an answer still arriving from before it is not
@@ -149,6 +203,8 @@ function applyLanguage(next) {
     button.setAttribute("aria-pressed", String(button.dataset.lang === next));
   }
   if (kb.loaded) renderDocuments();
+  relabel = relabel.filter(([element]) => element.isConnected);
+  for (const [element, render] of relabel) render(element);
   showHistoryStatus();
 }
 
@@ -239,8 +295,7 @@ function citeLink(number, turnId) {
   link.className = "cite";
   link.href = `#${turnId}-src-${number}`;
   link.textContent = `[${number}]`;
-  link.setAttribute("aria-label", `source ${number}`);
-  return link;
+  return localized(link, (el) => el.setAttribute("aria-label", t("source", number)));
 }
 
 // The answer text with each [n] turned into a link to source n of this turn.
@@ -259,18 +314,26 @@ function formatNumber(value) {
 }
 
 // One finished stage of a task: "review · round 1 · 812 ms · failed · <detail>", and a plan's sub-questions.
+function stageName(stage) {
+  return TEXT[lang][`stage_${stage}`] ?? stage;
+}
+
+function stageLine(stage) {
+  const parts = [stageName(stage.stage), `${t("round")} ${stage.round}`, ms(stage.ms)];
+  if (stage.stage === "review") parts.push(stage.passed ? `✓ ${t("passed")}` : `✗ ${t("notPassed")}`);
+  if (stage.detail) parts.push(stage.detail);
+  return parts.join(" · ");
+}
+
 function stageItem(stage) {
   const item = document.createElement("li");
   item.className = "stage";
   item.dataset.stage = stage.stage;
   item.dataset.round = stage.round;
-  const parts = [stage.stage, `${t("round")} ${stage.round}`, ms(stage.ms)];
-  if (stage.stage === "review") {
-    item.dataset.passed = String(stage.passed);
-    parts.push(stage.passed ? `✓ ${t("passed")}` : `✗ ${t("notPassed")}`);
-  }
-  if (stage.detail) parts.push(stage.detail);
-  item.textContent = parts.join(" · ");
+  if (stage.stage === "review") item.dataset.passed = String(stage.passed);
+  const line = localized(document.createElement("span"), (el) => { el.textContent = stageLine(stage); });
+  line.className = "stage-line";
+  item.append(line);
   if (stage.sub_questions.length) {
     const list = document.createElement("ul");
     for (const question of stage.sub_questions) {
@@ -330,48 +393,80 @@ function renderChart(box, spec) {
   box.replaceChildren(Charts.draw(spec, box.clientWidth || 640, lang === "zh" ? "zh-CN" : "en", texts));
 }
 
-function renderRoute(badge, route, asked) {
-  const local = route.route === "local";
+// What the user is told: the verdict word (local / web / no web / refused; older servers send only the
+// route), the score against c only where it decided, timings, task, standalone question and notes.
+function routeVerdict(route) {
+  return route.verdict || route.route;
+}
+
+function routeScore(route) {
+  const kj = `K ${route.top_k} · J ${route.top_j}`;
+  if (route.score_decided === false) return kj;
   const relation = route.best_local_score >= route.threshold ? "≥" : "<";
+  return `${t("best")} ${route.best_local_score.toFixed(3)} ${relation} c ${route.threshold.toFixed(3)} · ${kj}`;
+}
+
+function routeTimings(route) {
   const timings = route.timings;
   const stages = [
     ["embed", timings.embed_ms], ["search", timings.local_search_ms], ["rerank", timings.rerank_ms],
-    ["web search", timings.web_search_ms], ["fetch", timings.web_fetch_ms], ["rank", timings.rank_ms],
-  ].filter(([, value]) => value >= 0.5).map(([name, value]) => `${name} ${ms(value)}`);
+    ["web", timings.web_search_ms], ["fetch", timings.web_fetch_ms], ["rank", timings.rank_ms],
+  ].filter(([, value]) => value >= 0.5).map(([name, value]) => `${t(`timing_${name}`)} ${ms(value)}`);
+  if (route.web_status && route.web_status !== "not_needed") {
+    stages.push(`${t("web")}: ${TEXT[lang][`webStatus_${route.web_status}`] ?? route.web_status}`);
+  }
+  if (route.done && route.done.first_token_ms > 0) {
+    stages.push(`${t("first")} ${ms(route.done.first_token_ms)}`, `${t("total")} ${ms(route.done.total_ms)}`);
+  }
+  return stages.join(" · ");
+}
+
+function routeNotes(route) {
+  if (route.notices && route.notices.length) return route.notices.map(noticeText).join(" ");
+  return route.note || "";
+}
+
+function renderRoute(badge, route, asked) {
+  const verdict = routeVerdict(route);
   badge.dataset.route = route.route;
-  badge.replaceChildren();
-  const label = document.createElement("strong");
-  label.className = "route-name";
-  label.textContent = local ? t("routeLocal") : t("routeWeb");
-  const score = document.createElement("span");
-  score.className = "route-score";
-  score.textContent = `${t("best")} ${route.best_local_score.toFixed(3)} ${relation} c ${route.threshold.toFixed(3)} · K ${route.top_k} · J ${route.top_j}`;
-  const detail = document.createElement("span");
-  detail.className = "route-timings";
-  detail.textContent = [...stages, route.web_status !== "not_needed" ? `web: ${route.web_status}` : ""]
-    .filter(Boolean).join(" · ");
-  badge.append(label, score, detail);
-  if (route.task && route.task !== "unspecified") {
-    const task = document.createElement("span");
-    task.className = "route-task";
-    task.dataset.task = route.task;
-    task.textContent = t("taskIs", t(`task_${route.task}`), route.task_decided_by);
-    badge.append(task);
-  }
-  const standalone = (route.standalone_question || "").trim();
-  if (standalone && standalone !== asked.trim()) {
-    const searched = document.createElement("span");
-    searched.className = "route-standalone";
-    searched.textContent = t("searchedAs", standalone);
-    badge.append(searched);
-  }
-  if (route.note) {
-    const note = document.createElement("span");
-    note.className = "route-note";
-    note.textContent = route.note;
-    badge.append(note);
-  }
-  badge.title = local ? "Answered from the knowledge base" : "The web was consulted";
+  badge.dataset.verdict = verdict;
+  badge.route = route; // the done event adds its timings here
+  localized(badge, (el) => {
+    el.replaceChildren();
+    const label = document.createElement("strong");
+    label.className = "route-name";
+    label.textContent = TEXT[lang][`verdict_${verdict}`] ?? verdict;
+    const score = document.createElement("span");
+    score.className = "route-score";
+    score.textContent = routeScore(route);
+    const detail = document.createElement("span");
+    detail.className = "route-timings";
+    detail.textContent = routeTimings(route);
+    el.append(label, score, detail);
+    if (route.task && route.task !== "unspecified") {
+      const task = document.createElement("span");
+      task.className = "route-task";
+      task.dataset.task = route.task;
+      const by = route.task_decided_by ? TEXT[lang][`by_${route.task_decided_by}`] ?? route.task_decided_by : "";
+      task.textContent = t("taskIs", t(`task_${route.task}`), by);
+      el.append(task);
+    }
+    const standalone = (route.standalone_question || "").trim();
+    if (standalone && standalone !== asked.trim()) {
+      const searched = document.createElement("span");
+      searched.className = "route-standalone";
+      searched.textContent = t("searchedAs", standalone);
+      el.append(searched);
+    }
+    const notes = routeNotes(route);
+    if (notes) {
+      const note = document.createElement("span");
+      note.className = "route-note";
+      note.textContent = notes;
+      el.append(note);
+    }
+    el.title = TEXT[lang][`verdictTitle_${verdict}`] ?? "";
+  });
   badge.hidden = false;
 }
 
@@ -419,11 +514,15 @@ function passageItem(passage, turnId) {
   where.textContent = passage.source + (passage.page ? `, ${t("page")} ${passage.page}` : "");
   const meta = document.createElement("span");
   meta.className = "passage-meta";
-  meta.textContent = `${passage.origin} · ${t("score")} ${passage.score.toFixed(3)}`;
+  localized(meta, (el) => {
+    el.textContent = `${t(`origin_${passage.origin}`) ?? passage.origin} · ${t("score")} ${passage.score.toFixed(3)}`;
+  });
   const text = document.createElement("details");
   const summary = document.createElement("summary");
+  summary.dataset.i18n = "showPassage";
   summary.textContent = t("showPassage");
   const quote = document.createElement("blockquote");
+  quote.tabIndex = 0; // it scrolls: keyboard users must be able to reach it
   quote.textContent = passage.text;
   text.append(summary, quote);
   item.append(title, " — ", where, " ", meta);
@@ -440,6 +539,40 @@ function doneLine(done) {
   ].filter(Boolean).join(" · ");
 }
 
+// ---------------------------------------------------------------- following the answer
+
+// While an answer streams, the window keeps its newest lines in sight above the composer (sticky on a
+// desktop, below the conversation on a phone), never pushing the question itself out of the top. Only
+// the window scrolls: focus stays where the reader left it. A reader who scrolls by hand takes over
+// until the next question.
+const follow = { turn: null };
+
+function visibleBottom() {
+  const form = $("#ask-form");
+  const sticky = getComputedStyle(form).position === "sticky";
+  return window.innerHeight - (sticky ? form.getBoundingClientRect().height : 0);
+}
+
+function followTurn() {
+  const turn = follow.turn;
+  if (!turn || !turn.isConnected) return;
+  const box = turn.getBoundingClientRect();
+  const margin = 8;
+  const below = box.bottom + margin - visibleBottom(); // > 0: the newest text is hidden
+  const above = box.top - margin; // < 0: the question is above the window
+  const by = above < 0 ? above : Math.min(Math.max(below, 0), above);
+  if (Math.abs(by) >= 1) window.scrollBy({ top: by, behavior: "instant" });
+}
+
+function stopFollowing() {
+  follow.turn = null;
+}
+
+for (const event of ["wheel", "touchmove"]) window.addEventListener(event, stopFollowing, { passive: true });
+window.addEventListener("keydown", (event) => {
+  if (["PageUp", "PageDown", "Home", "End"].includes(event.key) && event.target === document.body) stopFollowing();
+});
+
 // ---------------------------------------------------------------- asking
 
 async function ask(question) {
@@ -453,7 +586,8 @@ async function ask(question) {
   const progress = $(".progress", turn);
   progress.textContent = t("searching");
   $("#conversation").append(turn);
-  turn.scrollIntoView({ block: "end" });
+  follow.turn = turn;
+  followTurn();
 
   let text = "";
   let shown = ""; // what the reader was given as the answer: it goes into the history
@@ -489,7 +623,7 @@ async function ask(question) {
         const stages = $(".stages", turn);
         stages.append(stageItem(data));
         stages.hidden = false;
-        progress.textContent = t("stageDone", data.stage);
+        progress.textContent = t("stageDone", stageName(data.stage));
       }
       else if (name === "token") {
         progress.textContent = t("writing");
@@ -516,19 +650,22 @@ async function ask(question) {
         if (data.calculation) renderCalculation($(".calculation", turn), data.calculation, turnId);
         if (data.structured) renderStructured($(".structured", turn), data.structured);
         if (data.chart) renderChart($(".chart-box", turn), data.chart);
-        $(".done-line", turn).textContent = doneLine(data);
-        const stages = $(".route-timings", turn);
-        if (stages && data.timings.first_token_ms > 0) {
-          stages.textContent += ` · ${t("first")} ${ms(data.timings.first_token_ms)} · ${t("total")} ${ms(data.timings.total_ms)}`;
+        localized($(".done-line", turn), (el) => { el.textContent = doneLine(data); });
+        const badge = $(".route-badge", turn);
+        if (badge.route) {
+          badge.route.done = data.timings;
+          for (const [element, render] of relabel) if (element === badge) render(element);
         }
         turn.dataset.done = "true";
       } else if (name === "error") showError(data.detail);
+      if (follow.turn === turn) followTurn();
     });
   } catch (error) {
     showError(error.message);
   } finally {
     progress.textContent = "";
     turn.dataset.finished = "true";
+    if (follow.turn === turn) followTurn();
   }
   if (turn.dataset.done === "true" && !failed && generation === conversation.generation) {
     conversation.turns.push({ role: "user", text: question });
@@ -559,7 +696,10 @@ function setUpChat() {
       await ask(text);
     } finally {
       button.disabled = false;
-      question.focus();
+      // preventScroll: on a phone the box is below the answer, and focusing it must not scroll past it.
+      if (document.activeElement === document.body || document.activeElement === question) {
+        question.focus({ preventScroll: true });
+      }
     }
   });
   $("#new-conversation").addEventListener("click", newConversation);
@@ -763,12 +903,48 @@ function confirmDelete(doc, opener) {
   dialog.showModal(); // modal: focus stays inside, Escape cancels; Cancel has the focus first
 }
 
+// Deleting needs an administrator's own token (the gateway never lends its default one for it). The page
+// asks for it on a 401/403 and keeps it in this variable only: gone with the tab, never in storage.
+const admin = { token: "" };
+
+function sendDelete(documentId) {
+  const headers = { Accept: "application/json" };
+  if (admin.token) headers.Authorization = `Bearer ${admin.token}`;
+  return fetch(`api/documents/${encodeURIComponent(documentId)}`, { method: "DELETE", headers });
+}
+
+// Resolves with the token typed in the dialog, or "" when the person cancels.
+function askAdminToken(refusedStatus) {
+  const dialog = $("#admin-token-dialog");
+  const input = $("#admin-token");
+  const error = $("#admin-token-error");
+  input.value = "";
+  error.textContent = refusedStatus ? t("adminRefused", refusedStatus) : "";
+  error.hidden = !refusedStatus;
+  dialog.returnValue = "";
+  dialog.showModal();
+  input.focus();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok" ? input.value.trim() : ""), { once: true });
+  });
+}
+
 async function deleteDocument(documentId) {
   const status = $("#kb-status");
   try {
-    const response = await fetch(`api/documents/${encodeURIComponent(documentId)}`, {
-      method: "DELETE", headers: { Accept: "application/json" },
-    });
+    let response = await sendDelete(documentId);
+    while (response.status === 401 || response.status === 403) {
+      const refused = admin.token ? response.status : 0; // a token was sent and not accepted
+      admin.token = "";
+      const token = await askAdminToken(refused);
+      if (!token) {
+        status.textContent = t("adminCancelled");
+        if (kb.opener?.isConnected) kb.opener.focus();
+        return;
+      }
+      admin.token = token;
+      response = await sendDelete(documentId);
+    }
     if (!response.ok) throw new Error(await errorMessage(response));
     const reply = await response.json();
     kb.documents = kb.documents.filter((d) => d.document_id !== documentId);
@@ -793,6 +969,7 @@ function setUpKnowledgeBase() {
     if (kb.opener?.isConnected) kb.opener.focus();
   });
   const dialog = $("#kb-confirm");
+  $("#admin-token-cancel").addEventListener("click", () => $("#admin-token-dialog").close("cancel"));
   $("#kb-confirm-cancel").addEventListener("click", () => dialog.close("cancel"));
   $("#kb-confirm-delete").addEventListener("click", () => dialog.close("delete"));
   dialog.addEventListener("close", () => {

@@ -233,6 +233,7 @@ const Charts = (() => {
     const summary = document.createElement("summary");
     summary.textContent = texts.data;
     const table = document.createElement("table");
+    table.tabIndex = 0; // it scrolls sideways on a phone: reachable from the keyboard
     const head = table.createTHead().insertRow();
     for (const name of [spec.x_label || "", ...spec.series.map((s) => s.name)]) {
       const th = document.createElement("th");

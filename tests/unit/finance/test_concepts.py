@@ -212,6 +212,7 @@ def test_the_map_covers_the_three_statements_with_both_languages() -> None:
         ("Compute free cash flow from cash from operations and capex.", ["operating_cash_flow", "capital_expenditure"]),
         ("Use accounts payable and COGS.", ["accounts_payable", "cost_of_revenue"]),
         ("What is the basic EPS?", ["eps_basic"]),
+        ("What is the dividend per share in 2022?", ["dividends_per_share"]),
         ("Diluted earnings per share in 2021", ["eps_diluted"]),
         ("What was net PP&E at year end?", ["ppe_net"]),
         ("2022年营业收入和净利润分别是多少", ["revenue", "net_income"]),
@@ -233,5 +234,7 @@ def test_the_longest_name_wins_over_the_words_inside_it() -> None:
 
 
 def test_a_question_naming_no_line_item_finds_none() -> None:
+    assert concepts_in_text("What is the marketing strategy?") == []
+    assert concepts_in_text("Does the company take deposits?") == []
     assert concepts_in_text("Who is the chief executive officer of the company?") == []
     assert concepts_in_text("公司的董事长是谁？") == []

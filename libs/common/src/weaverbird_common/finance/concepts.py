@@ -362,7 +362,8 @@ _LIST = (
             "cash dividends per share",
             "dividends declared per common share",
         ),
-        ("每股股利",),
+        ("每股股利", "每股分红"),
+        asked=("dividend per share", "dps", "dividends per share"),
     ),
     _c(
         "shares_basic",
@@ -1373,11 +1374,15 @@ def concept_for_label(label: str) -> str | None:
     return None
 
 
+# Labels that name a line item in a statement but mean something else in a question ("marketing strategy").
+_LABEL_ONLY = {"turnover", "marketing", "basic", "diluted", "other", "other, net", "deposits"}
+
+
 def _phrases() -> list[tuple[str, str]]:
     out = []
     for c in _LIST:
         for p in (*c.en, *c.asked):
-            if "*" in p or (len(p) < 3 and p not in ("ar",)) or p == "turnover":
+            if "*" in p or (len(p) < 3 and p not in ("ar",)) or p in _LABEL_ONLY:
                 continue
             out.append((p, c.id))
         out.extend((z, c.id) for z in c.zh if len(z) >= 2)

@@ -22,6 +22,8 @@ _RANGE = re.compile(
 )
 _AVERAGE = re.compile(r"\b(\d|three|two|four|five)[- ]year average\b|平均", re.IGNORECASE)
 _CHANGE = re.compile(r"\bchange in\b|\bdifference in\b|变化|变动", re.IGNORECASE)
+_DEFINED_PART = re.compile(r"\b(?:is |here is )?defined as\b.*?(?:[.?](?=\s|$)|$)|\bdefine\b.*?(?:[.?](?=\s|$)|$)",
+                           re.IGNORECASE | re.DOTALL)
 _QUARTER = re.compile(
     r"\bQ([1-4])\b|\b([1-4])Q\b|(first|second|third|fourth) (?:fiscal )?quarter|第([一二三四1-4])季度|([一二三四])季度",
     re.IGNORECASE,
@@ -95,9 +97,11 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
     if not years:
         return None
     aggregate = ""
-    if _AVERAGE.search(question) and len(years) > 1:
+    # "change in inventory between FY2016 and FY2017" inside a stated definition is part of the formula.
+    asked_part = _DEFINED_PART.sub(" ", question)
+    if _AVERAGE.search(asked_part) and len(years) > 1:
         aggregate = "average"
-    elif _CHANGE.search(question) and len(years) > 1:
+    elif _CHANGE.search(asked_part) and len(years) > 1:
         aggregate = "change"
     quarter = quarter_in(question)
     defined = definition_in_question(question)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from weaverbird_common.facts.model import Fact
 from weaverbird_common.finance.concepts import CONCEPTS
 
+_PRIMARY = ("income", "balance", "cash_flow")
 _UNITS = {"per_share": ("per_share",), "ratio": ("percent", "number"), "count": ("shares", "number")}
 
 
@@ -41,6 +42,10 @@ def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) 
     stock = bool(info and info.kind == "stock")
     units = _UNITS.get(info.kind if info else "", ("currency",))
     found = [f for f in facts if f.concept == concept and f.unit in units and _period_ok(f, stock, year, quarter)]
+    if info and info.statement in _PRIMARY and any(f.statement in _PRIMARY for f in facts):
+        # A filing with statements: a line item is read from them, not from a note's table that shares
+        # its words (deferred tax "Depreciation and amortization", a segment's "Net sales").
+        found = [f for f in found if f.statement in _PRIMARY]
     if not found:
         return None
     primary = [f for f in found if info and f.statement == info.statement] or found

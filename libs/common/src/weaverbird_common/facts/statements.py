@@ -32,6 +32,9 @@ _TITLE_LINE = re.compile(
 )
 
 
+_IN_PROSE = re.compile(r"\b(?:the|to|in|on|of|our|its|within|affecting|from|and|see|these|this)\s*$", re.IGNORECASE)
+
+
 def statement_kind(title: str) -> str:
     """'income', 'balance', 'cash_flow' or 'other'."""
     for kind, pattern in _KINDS:
@@ -43,7 +46,8 @@ def statement_kind(title: str) -> str:
 def title_before(text: str) -> str:
     """The table's title: the last statement title in text (the text before a table's header), else its
     last non-empty line that is not a scale caption."""
-    titles = list(_TITLE_LINE.finditer(text))
+    # A title heads its table; "the amounts affecting the Consolidated Statements of Income" is prose.
+    titles = [t for t in _TITLE_LINE.finditer(text) if not _IN_PROSE.search(text[max(0, t.start() - 25) : t.start()])]
     if titles:
         return " ".join(titles[-1].group(0).split())[:120]
     lines = [" ".join(line.split()) for line in text.splitlines()]

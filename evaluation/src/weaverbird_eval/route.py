@@ -28,7 +28,7 @@ from datetime import date
 from typing import Any
 
 import numpy as np
-from weaverbird_common.coverage import MIN_TERM_COVERAGE, assess, names_to_look_up, unknown_companies
+from weaverbird_common.coverage import MIN_TERM_COVERAGE, Coverage, assess, names_to_look_up, unknown_companies
 from weaverbird_common.dates import latest_date, parse_iso
 from weaverbird_common.questions import alias_map, filters_from_question, search_filters
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
@@ -47,7 +47,9 @@ class Case:
     query_id: str
     out_of_kb: bool
     best_cosine: float
-    covered: bool  # catalog coverage as served: only a document for year Y (quarter Q) covers Y (Q)
+    # Catalog coverage as served: a document for year Y (quarter Q) covers Y (Q), and so does the next
+    # year's filing when it writes Y (its comparative column).
+    covered: bool
     reason: str
     held_out: bool
     covered_next_year: bool = True  # the same with a filing for year Y+1 counting too (its comparatives)
@@ -148,6 +150,20 @@ def _year_earlier(text: str, year: int) -> str:
     return re.sub(rf"(?<!\d){year}(?!\d)", str(year - 1), text)
 
 
+def _with_comparative(
+    verdict: Any, found: Mapping[str, Any], years: Mapping[str, Sequence[int]], store: Any, vector: Any, exclude: Any
+) -> Any:
+    """The verdict as served: a "period" gap is covered when the company's filing for the next year (still
+    in the KB) writes the year (QuestionFlow._comparative_mention)."""
+    company, year = str(found.get("company") or ""), found.get("year")
+    if verdict.gap != "period" or not isinstance(year, int) or year + 1 not in years.get(company, ()):
+        return verdict
+    look = SearchOptions(mode="lexical", text=str(year), exclude=exclude)
+    if store.search(vector, 1, {"company": company, "year": year + 1}, look):
+        return Coverage(True)
+    return verdict
+
+
 def _comparative_case(query: Any, vector: Any, store: Any, catalog: _Catalog, best: float) -> Case | None:
     """The question asked about the year before its own filing's, when the company has no filing for that
     year: answerable from the comparative column (module docstring). None when the question does not fit."""
@@ -163,10 +179,7 @@ def _comparative_case(query: Any, vector: Any, store: Any, catalog: _Catalog, be
         return None
     lenient = assess(asked, years, [], next_year=True, company_quarters=quarters)
     verdict = assess(asked, years, [], company_quarters=quarters)
-    covered = verdict.covered
-    if verdict.gap == "period":  # as QuestionFlow._comparative_mention
-        look = SearchOptions(mode="lexical", text=str(year - 1))
-        covered = bool(store.search(vector, 1, {"company": company, "year": year}, look))
+    covered = _with_comparative(verdict, asked, years, store, vector, {}).covered
     return Case(
         query.id,
         False,
@@ -232,7 +245,14 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                             or holds_name(_texts(store.search(vector, LOOKUP_HITS, None, look)), name)
                         ):
                             zh_unknown.append(name)
-                before_zh = assess(found, years, unknown, missing_companies=missing, company_quarters=quarters)
+                before_zh = _with_comparative(
+                    assess(found, years, unknown, missing_companies=missing, company_quarters=quarters),
+                    found,
+                    years,
+                    store,
+                    vector,
+                    exclude,
+                )
                 unknown += zh_unknown
                 # The served gate's arguments; each "without" design drops one rule's pair.
                 served: dict[str, Any] = {
@@ -243,9 +263,25 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                     "asked_date": latest_date(query.text),
                     "latest_dates": newest,
                 }
-                verdict = assess(found, years, unknown, **served)
-                without_terms = assess(found, years, unknown, **_without(served, "term_coverage", "min_term_coverage"))
-                without_dates = assess(found, years, unknown, **_without(served, "asked_date", "latest_dates"))
+                verdict = _with_comparative(
+                    assess(found, years, unknown, **served), found, years, store, vector, exclude
+                )
+                without_terms = _with_comparative(
+                    assess(found, years, unknown, **_without(served, "term_coverage", "min_term_coverage")),
+                    found,
+                    years,
+                    store,
+                    vector,
+                    exclude,
+                )
+                without_dates = _with_comparative(
+                    assess(found, years, unknown, **_without(served, "asked_date", "latest_dates")),
+                    found,
+                    years,
+                    store,
+                    vector,
+                    exclude,
+                )
                 lenient = assess(found, years, unknown, next_year=True, missing_companies=missing)
                 by_names = assess(found, years, unknown)
                 years_only = assess(found, years, unknown, missing_companies=missing)

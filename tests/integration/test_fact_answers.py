@@ -1,0 +1,99 @@
+"""The served fact path end to end: a project-written annual report ingested through the ingester, then
+figure and metric questions asked over gRPC are answered from its statement facts, computed in code, with
+the formula and a citation of the report; a metric whose line items the report lacks goes to the passage
+path instead."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
+from weaverbird_cli.stack import LocalStack
+
+pytestmark = pytest.mark.integration
+
+REPORT = """---
+company: Kestrel Loom Textiles
+year: 2025
+---
+# Kestrel Loom Textiles Annual Report 2025
+
+Kestrel Loom Textiles weaves technical fabrics for outdoor equipment makers in Yorkshire.
+
+## Consolidated statement of income
+
+(USD million)
+
+| | 2025 | 2024 |
+|---|---:|---:|
+| Net sales | 842.5 | 760.2 |
+| Cost of sales | (517.3) | (470.9) |
+| Gross profit | 325.2 | 289.3 |
+| Operating income | 96.4 | 81.0 |
+| Net income | 61.8 | 52.3 |
+
+## Consolidated balance sheet
+
+(USD million)
+
+| | 2025 | 2024 |
+|---|---:|---:|
+| Total current assets | 402.0 | 371.5 |
+| Total current liabilities | 215.0 | 230.4 |
+"""
+
+
+@pytest.fixture(scope="module")
+def report(stack: LocalStack) -> Iterator[str]:
+    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
+        ingester = ingester_pb2_grpc.IngesterServiceStub(channel)
+        added = ingester.AddDocument(
+            ingester_pb2.AddDocumentRequest(data=REPORT.encode(), filename="kestrel-loom-2025.md"), timeout=300
+        )
+        yield added.document_id
+        ingester.DeleteDocument(
+            ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=added.document_id), timeout=60
+        )
+
+
+def _ask(stack: LocalStack, question: str) -> orchestrator_pb2.AskResponse:
+    with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
+        return orchestrator_pb2_grpc.OrchestratorServiceStub(channel).Ask(
+            orchestrator_pb2.AskRequest(question=question), timeout=600
+        )
+
+
+def _ask_once_known(stack: LocalStack, question: str, expect: str) -> orchestrator_pb2.AskResponse:
+    """The orchestrator's catalog learns a new company on its next refresh (a poll of the KB size)."""
+    reply = _ask(stack, question)
+    for _ in range(12):
+        if expect in reply.answer:
+            break
+        time.sleep(5)
+        reply = _ask(stack, question)
+    return reply
+
+
+def test_a_metric_is_computed_from_the_reports_facts_with_formula_and_citation(stack: LocalStack, report: str) -> None:
+    reply = _ask_once_known(stack, "What was Kestrel Loom Textiles' gross margin in 2025?", "38.6 %")
+    assert "38.6 %" in reply.answer, reply.answer  # 325.2 / 842.5
+    assert "Gross margin" in reply.answer and "gross profit / revenue" in reply.answer
+    assert "325.2" in reply.answer and "842.5" in reply.answer
+    cited = [c for c in reply.citations if c.cited_in_answer]
+    assert cited and all(c.source.endswith("kestrel-loom-2025.md") for c in cited)
+    assert reply.route.route == orchestrator_pb2.ROUTE_LOCAL
+    assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED
+
+
+def test_a_line_item_is_answered_with_its_scale(stack: LocalStack, report: str) -> None:
+    reply = _ask_once_known(stack, "What were Kestrel Loom Textiles' net sales in 2024?", "760.2")
+    assert "USD 760.2 million" in reply.answer, reply.answer
+
+
+def test_a_metric_the_report_cannot_give_goes_to_the_passage_path(stack: LocalStack, report: str) -> None:
+    _ask_once_known(stack, "What was Kestrel Loom Textiles' gross margin in 2025?", "38.6 %")  # catalog knows it
+    reply = _ask(stack, "What was Kestrel Loom Textiles' inventory turnover in 2025?")
+    assert "Formula:" not in reply.answer  # no inventory fact: the model's passage answer, not a computed one

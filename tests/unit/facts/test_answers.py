@@ -1,0 +1,104 @@
+"""Figure questions answered from facts: the fact chosen, metrics computed, missing and conflicting facts
+said plainly. Statements written for the test; values hand-computed."""
+
+from __future__ import annotations
+
+import pytest
+
+from weaverbird_common.facts.answer import FactAnswer, FactMiss, answer_from_facts
+from weaverbird_common.facts.model import Fact, Period
+from weaverbird_common.facts.question import read_question
+
+
+def _fact(concept: str, label: str, year: int, value: float, statement: str, *, page: int = 1,
+          months: int = 12, document: str = "doc-2025", unit: str = "currency") -> Fact:
+    return Fact(document_id=document, company="KESTREL_LOOM", page=page, table="Consolidated statements",
+                statement=statement, label=label, concept=concept,
+                period=Period(year, 0 if statement == "balance" else months), value=value, scale=1e6,
+                unit=unit, currency="USD", title="Kestrel Loom Annual Report 2025", source="kestrel-2025.md")
+
+
+FACTS = [
+    _fact("revenue", "Net sales", 2025, 1482.6, "income", page=40),
+    _fact("revenue", "Net sales", 2024, 1317.9, "income", page=40),
+    _fact("cost_of_revenue", "Cost of sales", 2025, -911.4, "income", page=40),
+    _fact("gross_profit", "Gross profit", 2025, 571.2, "income", page=40),
+    _fact("operating_income", "Operating income", 2025, 203.7, "income", page=40),
+    _fact("total_current_assets", "Total current assets", 2025, 640.0, "balance", page=41),
+    _fact("total_current_assets", "Total current assets", 2024, 600.0, "balance", page=41),
+    _fact("total_current_liabilities", "Total current liabilities", 2025, 400.0, "balance", page=41),
+    _fact("inventory", "Inventories", 2025, 120.0, "balance", page=41),
+    _fact("inventory", "Inventories", 2024, 100.0, "balance", page=41),
+    # A segment note prints "Net sales" too: the statement's figure must win.
+    _fact("revenue", "Net sales", 2025, 200.0, "other", page=70),
+]
+
+
+class Pages:
+    def __init__(self) -> None:
+        self.seen: dict[int | None, int] = {}
+
+    def __call__(self, fact: Fact) -> int:
+        return self.seen.setdefault(fact.page, len(self.seen) + 1)
+
+
+def _answer(question: str, facts: list[Fact] = FACTS) -> FactAnswer | FactMiss:
+    read = read_question(question)
+    assert read is not None, question
+    return answer_from_facts(read, facts, Pages())
+
+
+def test_a_line_item_is_read_from_the_statement_with_scale_and_citation() -> None:
+    result = _answer("What were Kestrel Loom's net sales in FY2025?")
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(1_482_600_000)
+    assert "USD 1,482.6 million [1]" in result.text
+    assert [f.page for f in result.used] == [40]
+
+
+def test_gross_margin_is_computed_with_its_formula_and_figures() -> None:
+    result = _answer("What was Kestrel Loom's gross margin in 2025?")
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(571.2 / 1482.6)
+    assert "38.5 %" in result.text
+    assert "gross profit" in result.formula.lower() and "revenue" in result.formula.lower()
+
+
+def test_growth_reaches_back_to_the_prior_year() -> None:
+    result = _answer("What was Kestrel Loom's revenue growth in FY2025?")
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(1482.6 / 1317.9 - 1)
+
+
+def test_a_definition_in_the_question_overrides_the_library() -> None:
+    question = ("What is Kestrel Loom's FY2025 inventory turnover ratio? Inventory turnover ratio is defined as: "
+                "(FY2025 COGS) / (average inventory between FY2024 and FY2025).")
+    result = _answer(question)
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(911.4 / 110.0)
+
+
+def test_a_missing_fact_is_a_miss_naming_it() -> None:
+    result = _answer("What was Kestrel Loom's current ratio in 2024?")  # no 2024 current liabilities
+    assert isinstance(result, FactMiss)
+    assert result.reason == "missing" and "total_current_liabilities" in result.detail
+
+
+def test_two_values_for_one_concept_and_period_are_a_conflict_not_a_choice() -> None:
+    restated = _fact("revenue", "Net sales", 2024, 1290.0, "income", page=12, document="doc-2024")
+    result = _answer("What were Kestrel Loom's net sales in FY2024?", [*FACTS, restated])
+    assert isinstance(result, FactMiss)
+    assert result.reason == "conflict"
+    assert "1,317.9" in result.detail and "1,290" in result.detail
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does Kestrel Loom have positive working capital in FY2025?",
+        "What drove Kestrel Loom's gross margin change in FY2025?",
+        "What was Kestrel Loom's adjusted EBITDA in FY2025?",
+    ],
+)
+def test_questions_a_figure_does_not_answer_go_to_the_passage_path(question: str) -> None:
+    assert read_question(question) is None

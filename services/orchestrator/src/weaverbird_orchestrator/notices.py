@@ -49,16 +49,16 @@ def low_score(best: float, threshold: float) -> Notice:
     return Notice("low_score", params, f"local evidence is weak (best score {best:.3f} < threshold {threshold:.3f}).")
 
 
-WEB_NOT_CONFIGURED = Notice(
-    "web_not_configured", {}, "web search is not configured, so the answer uses local passages only."
-)
+# The web notes say what happened to the web, not what the answer rests on: the verdict says that
+# (local passages only, or refused), so a note cannot contradict it.
+WEB_NOT_CONFIGURED = Notice("web_not_configured", {}, "web search is not configured.")
 WEB_SKIPPED_FILTER = Notice(
     "web_skipped_filter", {}, "the request's filter restricts the answer to matching local passages."
 )
 
 
 def web_failed(status: str) -> Notice:
-    text = f"web search failed ({status}); the answer uses local passages only."
+    text = f"web search failed ({status})."
     return Notice("web_failed", {"status": status}, text)
 
 

@@ -383,7 +383,7 @@ class QuestionFlow:
                 note = [notices.period_weak(filters, str(company), names)]
                 filters, hits = {"company": company}, company_hits
         missing = company and not hits and self._s.web_when_company_missing
-        uncovered = names.get(str(company), str(company)) if missing else ""
+        uncovered = notices.shown_name(str(company), names) if missing else ""
         if best_cosine(hits) < params.threshold:
             # Filters guessed from the wording must never hide the knowledge base.
             unfiltered = await self._peers.search(vector, depth, {}, params.question)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from weaverbird_orchestrator.catalog import display_name
 from weaverbird_orchestrator.domain import Notice, Passage, Route, RouteDecision
 
 VERDICTS = ("local", "web", "no_web", "refused")
@@ -20,7 +21,7 @@ def filters_text(filters: Mapping[str, str | int], names: Mapping[str, str]) -> 
     """A filter as a reader writes it: "Northwind Robotics, 2023, Q3" (company by its display name)."""
     parts = []
     if company := filters.get("company"):
-        parts.append(names.get(str(company), str(company)))
+        parts.append(shown_name(str(company), names))
     if year := filters.get("year"):
         parts.append(str(year))
     if quarter := filters.get("quarter"):
@@ -29,8 +30,14 @@ def filters_text(filters: Mapping[str, str | int], names: Mapping[str, str]) -> 
     return ", ".join(parts)
 
 
+def shown_name(company: str, names: Mapping[str, str]) -> str:
+    """A company as the user reads it: its catalog display name, or its key in words (a company the
+    deployment lists that the catalog does not hold yet)."""
+    return names.get(company) or display_name(company, ())
+
+
 def period_weak(filters: Mapping[str, str | int], company: str, names: Mapping[str, str]) -> Notice:
-    shown = names.get(company, company)
+    shown = shown_name(company, names)
     text = f"passages for {filters_text(filters, names)} were weak; searched {shown} without the period."
     return Notice("filters_weak_period", {"company": shown, "filters": filters_text(filters, names)}, text)
 

@@ -370,7 +370,13 @@ def main(args: argparse.Namespace) -> int:
     from weaverbird_cli.stack import LocalStack, StackConfig
 
     from weaverbird_eval import datasets
-    from weaverbird_eval.financebench_kb import build_corpus, embed_corpus, page_documents, upsert_service
+    from weaverbird_eval.financebench_kb import (
+        build_corpus,
+        embed_corpus,
+        page_documents,
+        upsert_facts_service,
+        upsert_service,
+    )
 
     evalset = datasets.financebench(args.data, max_pages=args.max_pages)
     answerable, out_of_kb, held_out = financebench_cases(evalset, args.questions, args.out_of_kb)
@@ -424,6 +430,9 @@ def main(args: argparse.Namespace) -> int:
             from weaverbird.v1 import orchestrator_pb2_grpc
 
             upsert_service(stack.config.addr("retriever"), fb_payloads, fb_vectors)
+            # The statement facts the ingester would store for the same filings (none of the held-out ones).
+            kb_documents = [d for d in documents if d.document_id not in held_out and d.title not in held_out]
+            upsert_facts_service(stack.config.addr("retriever"), kb_documents)
             if zh_vectors is not None:
                 upsert_service(stack.config.addr("retriever"), zh_payloads, zh_vectors, language="zh")
             with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:

@@ -111,6 +111,21 @@ def embed_corpus(backend_name: str, texts: list[str], cache: Path | None = None)
     return vectors
 
 
+def upsert_facts_service(addr: str, documents: list[Document]) -> int:
+    """Each document's statement facts into the retriever service, as the ingester stores them."""
+    from weaverbird_common.facts.extract import extract_facts
+    from weaverbird_common.facts.proto import to_proto
+
+    stored = 0
+    with grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:
+        stub = retriever_pb2_grpc.RetrieverServiceStub(channel)
+        for doc in tqdm(documents, desc="facts (retriever service)", unit="doc"):
+            facts = extract_facts(doc)
+            request = retriever_pb2.UpsertFactsRequest(document_id=doc.document_id, facts=[to_proto(f) for f in facts])
+            stored += stub.UpsertFacts(request, timeout=600).upserted
+    return stored
+
+
 def upsert_service(addr: str, payloads: list[dict], vectors: np.ndarray, language: str = "en") -> int:
     """Loads chunks into the retriever service at `addr`; returns the collection's point count."""
     with grpc.insecure_channel(addr, options=[("grpc.max_send_message_length", 64 << 20)]) as channel:

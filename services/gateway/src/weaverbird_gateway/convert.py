@@ -59,6 +59,8 @@ def ask_request(body: schemas.AskBody) -> orchestrator_pb2.AskRequest:
             fields[name] = value
     if body.max_rounds is not None:
         fields["max_rounds"] = body.max_rounds
+    if body.chart is not None:
+        fields["chart"] = body.chart
     if body.task is not None:
         fields["task"] = TASKS[body.task]
     if body.json_keys:

@@ -78,6 +78,9 @@ class AskBody(_Strict):
     max_rounds: Int32 | None = Field(
         None, description="Plan-execute-express-review rounds of an analysis (0 = one pass); unset = default."
     )
+    chart: bool | None = Field(
+        None, description="Whether an analysis draws a chart; unset = only when the question asks for one."
+    )
 
 
 class DocumentMeta(_Strict):

@@ -283,13 +283,18 @@ def test_each_new_answer_is_followed_into_view_on_a_desktop(short_window: Any, g
     newest_text_in_sight(browser, turn)
     assert focused_id(browser) == "question"  # scrolling did not take the focus
     finished_turn(browser, 2)
-    # Finished: the question is still on screen (a long answer is read from its start), nothing is hidden
-    # under the sticky composer, and the focus is in the question box.
-    top, bottom = visible_area(browser)
-    asked = box(browser, turn.find_element(By.CSS_SELECTOR, ".asked"))
-    assert top <= asked["top"] < bottom, asked
+    # Finished: the end of the answer is on screen, not under the sticky composer, and the focus is in the
+    # question box.
+    newest_text_in_sight(browser, turn)
     assert focused_id(browser) == "question"
     assert_accessible(browser, axe_source, "desktop, two answers")
+    # A short answer after them: its question and its whole answer are in sight.
+    ask(browser, "A short third question")
+    third = finished_turn(browser, 3)
+    top, bottom = visible_area(browser)
+    for part in (".asked", ".answer"):
+        seen = box(browser, third.find_element(By.CSS_SELECTOR, part))
+        assert top <= seen["top"] and seen["bottom"] <= bottom + 1, f"{part} at {seen}, visible {top}..{bottom}"
 
 
 def test_each_new_answer_is_followed_into_view_on_a_phone(phone: Any, gateway: str, axe_source: str) -> None:

@@ -47,7 +47,7 @@ const TEXT = {
     task_lookup: "lookup", task_calculation: "calculation", task_extraction: "JSON extraction", task_analysis: "analysis with chart",
     jsonKeysLabel: "JSON keys", jsonKeysPlaceholder: "name, share %", jsonKeysHint: "Comma-separated keys for a JSON extraction.",
     roundsLabel: "Analysis rounds",
-    taskIs: (task, by) => `task: ${task}` + (by ? ` (by ${by})` : ""),
+    taskIs: (task, by) => `task: ${task}` + (by ? ` (${by})` : ""),
     searchedAs: (q) => `searched as: “${q}”`,
     stages: "Stages", round: "round", passed: "passed", notPassed: "failed",
     stageDone: (stage) => `${stage} done…`,
@@ -401,7 +401,7 @@ function routeVerdict(route) {
 
 function routeScore(route) {
   const kj = `K ${route.top_k} · J ${route.top_j}`;
-  if (route.score_decided === false) return kj;
+  if (route.verdict && !route.score_decided) return kj; // older servers send no verdict: the score decided
   const relation = route.best_local_score >= route.threshold ? "≥" : "<";
   return `${t("best")} ${route.best_local_score.toFixed(3)} ${relation} c ${route.threshold.toFixed(3)} · ${kj}`;
 }
@@ -541,10 +541,10 @@ function doneLine(done) {
 
 // ---------------------------------------------------------------- following the answer
 
-// While an answer streams, the window keeps its newest lines in sight above the composer (sticky on a
-// desktop, below the conversation on a phone), never pushing the question itself out of the top. Only
-// the window scrolls: focus stays where the reader left it. A reader who scrolls by hand takes over
-// until the next question.
+// While an answer streams, the window keeps its newest line in sight above the composer (sticky on a
+// desktop, below the conversation on a phone), and shows the question too when both fit. Sources and
+// further reading may grow below without pulling the answer away. Only the window scrolls: focus stays
+// where the reader left it. A reader who scrolls by hand takes over until the next question.
 const follow = { turn: null };
 
 function visibleBottom() {
@@ -556,11 +556,16 @@ function visibleBottom() {
 function followTurn() {
   const turn = follow.turn;
   if (!turn || !turn.isConnected) return;
-  const box = turn.getBoundingClientRect();
   const margin = 8;
-  const below = box.bottom + margin - visibleBottom(); // > 0: the newest text is hidden
-  const above = box.top - margin; // < 0: the question is above the window
-  const by = above < 0 ? above : Math.min(Math.max(below, 0), above);
+  const shown = [".answer", ".progress", ".withheld", ".error"]
+    .map((selector) => $(selector, turn))
+    .filter((el) => el.getClientRects().length);
+  const end = Math.max(...shown.map((el) => el.getBoundingClientRect().bottom)) + margin;
+  const top = turn.getBoundingClientRect().top - margin;
+  const hidden = end - visibleBottom(); // > 0: the newest line is under the composer or off screen
+  let by = 0;
+  if (hidden > 0) by = hidden;
+  else if (top < 0) by = Math.max(top, hidden); // bring the question back while the newest line stays
   if (Math.abs(by) >= 1) window.scrollBy({ top: by, behavior: "instant" });
 }
 

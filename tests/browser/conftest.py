@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,10 @@ from weaverbird_cli import commands
 from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
 
 REPO = Path(__file__).resolve().parents[2]
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+# Reported whatever their impact (issue 33): content outside landmarks, skipped heading levels, and a
+# scrolling region a keyboard cannot reach.
+AXE_BANNED_RULES = frozenset({"region", "heading-order", "scrollable-region-focusable"})
 SCREENSHOTS = REPO / "benchmarks" / "results" / "screenshots"
 
 
@@ -111,3 +115,37 @@ def gateway_url(default_stack: LocalStack, tmp_path_factory: pytest.TempPathFact
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+def _axe_violations(driver: Any, source: str) -> list[dict[str, Any]]:
+    if not driver.execute_script("return typeof window.axe === 'object'"):
+        driver.execute_script(source)
+    driver.set_script_timeout(120)
+    result = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']})"
+        ".then((r) => done(r.violations.map((v) => ({id: v.id, impact: v.impact,"
+        " nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' '))}))))"
+        ".catch((e) => done({error: String(e)}));"
+    )
+    assert isinstance(result, list), result
+    return result
+
+
+@pytest.fixture(scope="session")
+def assert_accessible() -> Callable[[Any, str], None]:
+    """`assert_accessible(driver, state)`: axe-core (tests/browser/package.json, `npm ci --prefix tests/browser`)
+    run on the page as it is finds no serious or critical violation and none of AXE_BANNED_RULES."""
+    if not AXE.exists():
+        pytest.fail("axe-core is missing: npm ci --prefix tests/browser")
+    source = AXE.read_text(encoding="utf-8")
+
+    def check(driver: Any, state: str) -> None:
+        bad = [
+            v
+            for v in _axe_violations(driver, source)
+            if v["impact"] in ("serious", "critical") or v["id"] in AXE_BANNED_RULES
+        ]
+        assert not bad, f"axe-core, {state}: {bad}"
+
+    return check

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent import futures
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -36,15 +35,13 @@ except ImportError:
     pytest.skip("selenium is not installed: pip install -r requirements/browser.txt", allow_module_level=True)
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
+Accessible = Callable[[Any, str], None]  # the assert_accessible fixture (conftest.py)
 
-HERE = Path(__file__).resolve().parent
-AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
 ADMIN_TOKEN = "admin-secret-for-the-page-test"
 WEB_TOKEN = "web-token-ask-and-add"
 # A long answer: the page must scroll to keep its end in sight. "MIDWAY" is where the stream pauses.
 LONG = " ".join(f"Sentence {i} about revenue and margins in fiscal 2024 [1]." for i in range(40))
 PAUSE_S = 2.0
-BANNED_RULES = {"region", "heading-order", "scrollable-region-focusable"}
 
 
 def chinese_route() -> orchestrator_pb2.RouteEvent:
@@ -170,13 +167,6 @@ def gateway(ingester: ScriptedIngester, tmp_path_factory: pytest.TempPathFactory
         yield server.base_url
 
 
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    if not AXE.exists():
-        pytest.fail(f"axe-core is missing: npm ci --prefix {HERE.relative_to(HERE.parents[1])}")
-    return AXE.read_text(encoding="utf-8")
-
-
 @pytest.fixture
 def phone(browser: Any) -> Iterator[Any]:
     browser.execute_cdp_cmd(
@@ -243,34 +233,12 @@ def focused_id(driver: Any) -> str:
     return driver.execute_script("return document.activeElement && document.activeElement.id")  # type: ignore[no-any-return]
 
 
-def axe_violations(driver: Any, axe_source: str) -> list[dict[str, Any]]:
-    if not driver.execute_script("return typeof window.axe === 'object'"):
-        driver.execute_script(axe_source)
-    driver.set_script_timeout(120)
-    result = driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "axe.run(document, {resultTypes: ['violations']})"
-        ".then((r) => done(r.violations.map((v) => ({id: v.id, impact: v.impact,"
-        " nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' '))}))))"
-        ".catch((e) => done({error: String(e)}));"
-    )
-    assert isinstance(result, list), result
-    return result  # type: ignore[no-any-return]
-
-
-def assert_accessible(driver: Any, axe_source: str, state: str) -> None:
-    bad = [
-        v
-        for v in axe_violations(driver, axe_source)
-        if v["impact"] in ("serious", "critical") or v["id"] in BANNED_RULES
-    ]
-    assert not bad, f"{state}: {bad}"
-
-
 # ---------------------------------------------------------------- following the answer
 
 
-def test_each_new_answer_is_followed_into_view_on_a_desktop(short_window: Any, gateway: str, axe_source: str) -> None:
+def test_each_new_answer_is_followed_into_view_on_a_desktop(
+    short_window: Any, gateway: str, assert_accessible: Accessible
+) -> None:
     browser = short_window
     browser.get(gateway + "/")
     ask(browser, "A long first answer")
@@ -287,7 +255,7 @@ def test_each_new_answer_is_followed_into_view_on_a_desktop(short_window: Any, g
     # question box.
     newest_text_in_sight(browser, turn)
     assert focused_id(browser) == "question"
-    assert_accessible(browser, axe_source, "desktop, two answers")
+    assert_accessible(browser, "desktop, two answers")
     # A short answer after them: its question and its whole answer are in sight.
     ask(browser, "A short third question")
     third = finished_turn(browser, 3)
@@ -297,7 +265,9 @@ def test_each_new_answer_is_followed_into_view_on_a_desktop(short_window: Any, g
         assert top <= seen["top"] and seen["bottom"] <= bottom + 1, f"{part} at {seen}, visible {top}..{bottom}"
 
 
-def test_each_new_answer_is_followed_into_view_on_a_phone(phone: Any, gateway: str, axe_source: str) -> None:
+def test_each_new_answer_is_followed_into_view_on_a_phone(
+    phone: Any, gateway: str, assert_accessible: Accessible
+) -> None:
     browser = phone
     browser.get(gateway + "/")
     ask(browser, "A first question")
@@ -313,13 +283,13 @@ def test_each_new_answer_is_followed_into_view_on_a_phone(phone: Any, gateway: s
     answer = box(browser, turn.find_element(By.CSS_SELECTOR, ".answer"))
     assert answer["top"] < bottom and answer["bottom"] > top, f"answer at {answer}, screen {top}..{bottom}"
     assert focused_id(browser) == "question"
-    assert_accessible(browser, axe_source, "390 px phone, two answers")
+    assert_accessible(browser, "390 px phone, two answers")
 
 
 # ---------------------------------------------------------------- 中文
 
 
-def test_the_chinese_ui_says_everything_in_chinese(browser: Any, gateway: str, axe_source: str) -> None:
+def test_the_chinese_ui_says_everything_in_chinese(browser: Any, gateway: str, assert_accessible: Accessible) -> None:
     browser.get(gateway + "/")
     browser.find_element(By.ID, "lang-zh").click()
     ask(browser, "北风机器人2031年的营业收入是多少？")
@@ -342,7 +312,7 @@ def test_the_chinese_ui_says_everything_in_chinese(browser: Any, gateway: str, a
     assert passage.find_element(By.CSS_SELECTOR, ".passage-meta").text == "本地 · 得分 0.500"
     assert turn.find_element(By.CSS_SELECTOR, ".answer a.cite").get_attribute("aria-label") == "来源 1"
     assert browser.execute_script("return document.documentElement.lang") == "zh-CN"
-    assert_accessible(browser, axe_source, "中文, an answer")
+    assert_accessible(browser, "中文, an answer")
 
     # Switching back relabels the answer already shown, from the same event.
     browser.find_element(By.ID, "lang-en").click()
@@ -365,7 +335,9 @@ def test_an_older_server_without_codes_still_shows_its_note(browser: Any, gatewa
 # ---------------------------------------------------------------- /docs offline, favicon
 
 
-def test_docs_work_offline_and_the_page_has_a_favicon(browser: Any, gateway: str, axe_source: str) -> None:
+def test_docs_work_offline_and_the_page_has_a_favicon(
+    browser: Any, gateway: str, assert_accessible: Accessible
+) -> None:
     browser.get(gateway + "/docs")
     WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .info .title"))
     assert "WeaverBird gateway" in browser.find_element(By.CSS_SELECTOR, ".swagger-ui .info .title").text
@@ -401,7 +373,7 @@ def wait_for_token_dialog(driver: Any) -> Any:
 
 
 def test_delete_asks_for_an_admin_token_and_keeps_it_in_memory_only(
-    browser: Any, gateway: str, ingester: ScriptedIngester, axe_source: str
+    browser: Any, gateway: str, ingester: ScriptedIngester, assert_accessible: Accessible
 ) -> None:
     # Without a token of its own the page's delete is refused (the gateway lends it no admin role).
     anonymous = httpx.delete(f"{gateway}/api/documents/doc-1", timeout=10)
@@ -415,7 +387,7 @@ def test_delete_asks_for_an_admin_token_and_keeps_it_in_memory_only(
     dialog = wait_for_token_dialog(browser)
     assert focused_id(browser) == "admin-token"
     assert not browser.find_element(By.ID, "admin-token-error").is_displayed()  # nothing was refused yet
-    assert_accessible(browser, axe_source, "knowledge base, admin token dialog")
+    assert_accessible(browser, "knowledge base, admin token dialog")
 
     # A wrong token: refused, and the dialog asks again saying so.
     browser.find_element(By.ID, "admin-token").send_keys("not-the-admin" + Keys.ENTER)

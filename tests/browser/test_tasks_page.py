@@ -10,7 +10,7 @@ known exactly and no model is needed."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -277,7 +277,9 @@ def test_stages_show_while_the_answer_is_still_coming(browser: Any, page_url: st
     assert len(turn.find_elements(By.CSS_SELECTOR, ".stages > li")) == 2
 
 
-def test_the_task_answer_fits_a_390_px_screen(browser: Any, page_url: str, tmp_path: Path) -> None:
+def test_the_task_answer_fits_a_390_px_screen(
+    browser: Any, page_url: str, tmp_path: Path, assert_accessible: Callable[[Any, str], None]
+) -> None:
     browser.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
     )
@@ -294,6 +296,10 @@ def test_the_task_answer_fits_a_390_px_screen(browser: Any, page_url: str, tmp_p
         # Drawn for the width it has (text stays legible), not a desktop drawing shrunk.
         assert int(svg.get_attribute("width")) <= box[1] - box[0] + 1
         assert turn.find_element(By.CSS_SELECTOR, ".structured pre").get_attribute("tabindex") == "0"
+        # The chart's data table and the JSON scroll sideways here: both reachable from the keyboard.
+        turn.find_element(By.CSS_SELECTOR, ".chart-data summary").click()
+        assert turn.find_element(By.CSS_SELECTOR, ".chart-data table").get_attribute("tabindex") == "0"
+        assert_accessible(browser, "390 px phone, a task answer with chart, calculation and JSON")
         browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", svg)
         browser.save_screenshot(str(tmp_path / "tasks-390.png"))
     finally:

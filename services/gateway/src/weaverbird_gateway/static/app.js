@@ -430,6 +430,7 @@ function renderRoute(badge, route, asked) {
   const verdict = routeVerdict(route);
   badge.dataset.route = route.route;
   badge.dataset.verdict = verdict;
+  badge.dataset.scoreDecided = String(!route.verdict || Boolean(route.score_decided));
   badge.route = route; // the done event adds its timings here
   localized(badge, (el) => {
     el.replaceChildren();

@@ -137,7 +137,19 @@ def assert_accessible() -> Callable[[Any, str], None]:
     """`assert_accessible(driver, state)`: axe-core (tests/browser/package.json, `npm ci --prefix tests/browser`)
     run on the page as it is finds no serious or critical violation and none of AXE_BANNED_RULES."""
     if not AXE.exists():
-        pytest.fail("axe-core is missing: npm ci --prefix tests/browser")
+        # Installed like Chromium: on first use, from the pinned lock file (package-lock.json).
+        try:
+            result = subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(AXE.parents[2])],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+        except FileNotFoundError:
+            _unavailable("npm is missing, so axe-core cannot be installed (npm ci --prefix tests/browser)")
+        if result.returncode != 0 or not AXE.exists():
+            pytest.fail(f"npm ci --prefix tests/browser failed ({result.returncode}): {result.stderr[-2000:]}")
     source = AXE.read_text(encoding="utf-8")
 
     def check(driver: Any, state: str) -> None:

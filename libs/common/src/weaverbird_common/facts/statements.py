@@ -35,6 +35,33 @@ _TITLE_LINE = re.compile(
 _IN_PROSE = re.compile(r"\b(?:the|to|in|on|of|our|its|within|affecting|from|and|see|these|this)\s*$", re.IGNORECASE)
 
 
+_TOP_KINDS = (
+    (
+        "income",
+        re.compile(r"\bincome statements?\b|statements? of (?:consolidated )?(?:operations|income|earnings)|利润表", re.I),
+    ),
+    (
+        "balance",
+        re.compile(r"\bbalance sheets?\b|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表", re.I),
+    ),
+    ("cash_flow", re.compile(r"\bcash flows? statements?\b|statements? of (?:consolidated )?cash flows?|现金流量表",
+                             re.IGNORECASE)),
+)
+
+
+def page_top_kind(text: str) -> str:
+    """The statement a page heads with ("INCOME STATEMENTS", "Consolidated Balance Sheets") in its first
+    lines; a mention in prose ("... to our consolidated statements of cash flows") does not count."""
+    top = text[:160]
+    for kind, pattern in _TOP_KINDS:
+        for found in pattern.finditer(top):
+            before = top[max(0, found.start() - 40) : found.start()]
+            if not re.search(r"\b(?:our|the|to|in|of|see|and|affecting|within|these)\b[\w ]{0,25}$", before,
+                             re.IGNORECASE):
+                return kind
+    return "other"
+
+
 def statement_kind(title: str) -> str:
     """'income', 'balance', 'cash_flow' or 'other'."""
     for kind, pattern in _KINDS:

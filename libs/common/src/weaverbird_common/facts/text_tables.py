@@ -120,7 +120,7 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
     text = normalise(page_text)
     scales = units.scales_in(text)
     # A first guess of the statement from the whole page, refined per header from the text before it.
-    page_kind = statements.statement_kind(text[:250])
+    page_kind = statements.page_top_kind(text)
     tokens = _tokens(text, page_kind)
     runs = _runs(text, tokens)
     rows: list[Row] = []

@@ -38,11 +38,15 @@ _IN_PROSE = re.compile(r"\b(?:the|to|in|on|of|our|its|within|affecting|from|and|
 _TOP_KINDS = (
     (
         "income",
-        re.compile(r"\bincome statements?\b|statements? of (?:consolidated )?(?:operations|income|earnings)|利润表", re.I),
+        re.compile(
+            r"\bincome statements?\b|statements? of (?:consolidated )?(?:operations|income|earnings)|利润表", re.I
+        ),
     ),
     (
         "balance",
-        re.compile(r"\bbalance sheets?\b|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表", re.I),
+        re.compile(
+            r"\bbalance sheets?\b|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表", re.I
+        ),
     ),
     ("cash_flow", re.compile(r"\bcash flows? statements?\b|statements? of (?:consolidated )?cash flows?|现金流量表",
                              re.IGNORECASE)),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from weaverbird.v1 import retriever_pb2
 from weaverbird_common.dates import parse_iso
@@ -50,29 +51,60 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
 
 
 async def fetch_catalog(store: AsyncVectorStore, limit: int) -> retriever_pb2.CatalogResponse:
-    """read_catalog for the event loop, with the facet calls run concurrently (a few at a time)."""
-    slots = asyncio.Semaphore(_CONCURRENT_FACETS)
+    """read_catalog for the event loop, every company read, the facet calls run concurrently (a few at a
+    time). The servicer keeps a CatalogReader instead, which bounds a read's facet calls."""
+    return await CatalogReader(max_companies=sys.maxsize).fetch(store, limit)
 
-    async def facet(key: str, size: int, scope: Mapping[str, str | int] | None = None) -> Facet:
-        async with slots:
-            return await store.facet(key, size, dict(scope) if scope else None)
 
-    async def one_company(company: str) -> tuple[Facet, Facet, dict[int, Facet], Facet]:
-        aliases, years, quarter_facet, dates = await asyncio.gather(
-            facet("aliases", _ALIASES_PER_COMPANY, {"company": company}),
-            facet("year", limit, {"company": company}),
-            facet("quarter", _QUARTER_VALUES, {"company": company}),
-            facet("published_date", _DATES_PER_COMPANY, {"company": company}),
-        )
-        quarters = _quarters(quarter_facet)
-        years_of = await asyncio.gather(*(facet("year", limit, {"company": company, "quarter": q}) for q in quarters))
-        return aliases, years, dict(zip(quarters, years_of, strict=True)), dates
+# Companies whose facets one read re-reads at most: the rest keep what an earlier read found (a company
+# not read yet is listed by name, covering every year, until a later read reaches it).
+MAX_COMPANIES_PER_READ = 64
+_NOT_READ: tuple[Facet, Facet, dict[int, Facet], Facet] = ([], [], {}, [])
 
-    companies = _companies(await facet("company", limit))
-    scoped = await asyncio.gather(*(one_company(c) for c, _ in companies))
-    per_company = {c: scoped[i] for i, (c, _) in enumerate(companies)}
-    fields = dict(zip(_FIELDS, await asyncio.gather(*(facet(f, limit) for f in _FIELDS)), strict=True))
-    return _build((await store.stats()).points, companies, per_company, fields)
+
+class CatalogReader:
+    """fetch_catalog with a bounded number of facet calls whatever the number of companies: a company's
+    facets are re-read only when its chunk count changed since the last read (an ingest or a delete of
+    its documents), at most MAX_COMPANIES_PER_READ companies a read, so a refresh of an unchanged KB
+    costs 1 + len(_FIELDS) facet calls and any refresh at most that plus 8 a company re-read."""
+
+    def __init__(self, max_companies: int = MAX_COMPANIES_PER_READ) -> None:
+        self._max_companies = max_companies
+        self._known: dict[str, tuple[int, tuple[Facet, Facet, dict[int, Facet], Facet]]] = {}
+        self.facet_calls = 0  # facet calls made so far (tests, logs)
+
+    async def fetch(self, store: AsyncVectorStore, limit: int) -> retriever_pb2.CatalogResponse:
+        slots = asyncio.Semaphore(_CONCURRENT_FACETS)
+
+        async def facet(key: str, size: int, scope: Mapping[str, str | int] | None = None) -> Facet:
+            async with slots:
+                self.facet_calls += 1
+                return await store.facet(key, size, dict(scope) if scope else None)
+
+        companies = _companies(await facet("company", limit))
+        stale = [(c, n) for c, n in companies if self._known.get(c, (None,))[0] != n][: self._max_companies]
+        read = await asyncio.gather(*(_one_company(facet, c, limit) for c, _ in stale))
+        present = {c for c, _ in companies}
+        self._known = {c: v for c, v in self._known.items() if c in present}
+        for (company, chunks), found in zip(stale, read, strict=True):
+            self._known[company] = (chunks, found)
+        per_company = {c: self._known[c][1] if c in self._known else _NOT_READ for c, _ in companies}
+        fields = dict(zip(_FIELDS, await asyncio.gather(*(facet(f, limit) for f in _FIELDS)), strict=True))
+        return _build((await store.stats()).points, companies, per_company, fields)
+
+
+async def _one_company(
+    facet: Callable[..., Awaitable[Facet]], company: str, limit: int
+) -> tuple[Facet, Facet, dict[int, Facet], Facet]:
+    aliases, years, quarter_facet, dates = await asyncio.gather(
+        facet("aliases", _ALIASES_PER_COMPANY, {"company": company}),
+        facet("year", limit, {"company": company}),
+        facet("quarter", _QUARTER_VALUES, {"company": company}),
+        facet("published_date", _DATES_PER_COMPANY, {"company": company}),
+    )
+    quarters = _quarters(quarter_facet)
+    years_of = await asyncio.gather(*(facet("year", limit, {"company": company, "quarter": q}) for q in quarters))
+    return aliases, years, dict(zip(quarters, years_of, strict=True)), dates
 
 
 def _companies(facet: Facet) -> list[tuple[str, int]]:

@@ -18,7 +18,7 @@ from weaverbird_common import telemetry
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 
 from weaverbird_retriever import documents
-from weaverbird_retriever.catalog import fetch_catalog
+from weaverbird_retriever.catalog import CatalogReader
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.facts import FactStore
 from weaverbird_retriever.lexical import encoder, term_coverage
@@ -101,6 +101,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         Nothing is read from the store here: a Qdrant server that is down at start-up must not keep
         the retriever from starting (it answers UNAVAILABLE until the server is back)."""
         self._store = as_async(store)
+        self._catalog = CatalogReader()  # bounded facet calls per Catalog call (catalog.py)
         self._max_k = max_k
         self._max_upsert_batch = max_upsert_batch
         self._default_mode = default_mode
@@ -279,7 +280,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         if await self._known_dimension() is None:
             return retriever_pb2.CatalogResponse()
         with store_errors(), self._forget_missing():
-            return await fetch_catalog(self._store, request.limit or _CATALOG_LIMIT)
+            return await self._catalog.fetch(self._store, request.limit or _CATALOG_LIMIT)
 
     async def ListDocuments(
         self, request: retriever_pb2.ListDocumentsRequest, context: grpc.aio.ServicerContext

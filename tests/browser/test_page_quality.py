@@ -389,6 +389,10 @@ def test_delete_asks_for_an_admin_token_and_keeps_it_in_memory_only(
     assert not browser.find_element(By.ID, "admin-token-error").is_displayed()  # nothing was refused yet
     assert_accessible(browser, "knowledge base, admin token dialog")
 
+    # A token no header can carry is not sent: the dialog asks again and says why.
+    browser.find_element(By.ID, "admin-token").send_keys("tök en" + Keys.ENTER)
+    WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "admin-token-error").is_displayed())
+    assert "letters, digits" in browser.find_element(By.ID, "admin-token-error").text
     # A wrong token: refused, and the dialog asks again saying so.
     browser.find_element(By.ID, "admin-token").send_keys("not-the-admin" + Keys.ENTER)
     WebDriverWait(browser, 20).until(lambda d: d.find_element(By.ID, "admin-token-error").is_displayed())

@@ -70,6 +70,7 @@ const TEXT = {
     adminWhy: "Deleting needs an administrator's token. This tab keeps it in memory only (never stored) and sends it with deletes.",
     adminLabel: "Admin token", adminRefused: (status) => `The token was not accepted (${status}). Try another one.`,
     adminCancelled: "Not deleted: no admin token was given.",
+    adminAscii: "A token has letters, digits and punctuation only (no spaces or other characters).",
   },
   zh: {
     skip: "跳到提问",
@@ -134,6 +135,7 @@ const TEXT = {
     adminWhy: "删除需要管理员令牌。令牌只保存在本标签页的内存中（不会写入存储），随删除请求发送。",
     adminLabel: "管理员令牌", adminRefused: (status) => `令牌未被接受（${status}），请换一个。`,
     adminCancelled: "未删除：没有提供管理员令牌。",
+    adminAscii: "令牌只含英文字母、数字和标点（不含空格或其他字符）。",
     notice_filters_weak_period: (p) => `${p.filters} 的段落相关性较弱；已不限期间检索 ${p.company}。`,
     notice_filters_weak: (p) => `${p.filters} 的段落相关性较弱；已去掉筛选条件重新检索。`,
     notice_low_score: (p) => `本地证据较弱（最高分 ${p.best} < 阈值 ${p.threshold}）。`,
@@ -919,14 +921,14 @@ function sendDelete(documentId) {
   return fetch(`api/documents/${encodeURIComponent(documentId)}`, { method: "DELETE", headers });
 }
 
-// Resolves with the token typed in the dialog, or "" when the person cancels.
-function askAdminToken(refusedStatus) {
+// Resolves with the token typed in the dialog, or "" when the person cancels; `problem` says why it asks again.
+function askAdminToken(problem) {
   const dialog = $("#admin-token-dialog");
   const input = $("#admin-token");
   const error = $("#admin-token-error");
   input.value = "";
-  error.textContent = refusedStatus ? t("adminRefused", refusedStatus) : "";
-  error.hidden = !refusedStatus;
+  error.textContent = problem;
+  error.hidden = !problem;
   dialog.returnValue = "";
   dialog.showModal();
   input.focus();
@@ -939,10 +941,13 @@ async function deleteDocument(documentId) {
   const status = $("#kb-status");
   try {
     let response = await sendDelete(documentId);
+    let problem = "";
     while (response.status === 401 || response.status === 403) {
-      const refused = admin.token ? response.status : 0; // a token was sent and not accepted
+      if (admin.token) problem = t("adminRefused", response.status); // a token was sent and not accepted
       admin.token = "";
-      const token = await askAdminToken(refused);
+      let token = await askAdminToken(problem);
+      // A header holds visible ASCII only (a token never has more); ask again instead of failing the fetch.
+      while (token && !/^[\x21-\x7e]+$/.test(token)) token = await askAdminToken(t("adminAscii"));
       if (!token) {
         status.textContent = t("adminCancelled");
         if (kb.opener?.isConnected) kb.opener.focus();

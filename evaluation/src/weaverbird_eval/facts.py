@@ -149,8 +149,8 @@ def run(data: Path, out: Path) -> int:
         "facts_per_filing": {k: len(v) for k, v in facts_of.items()},
     }
     out.mkdir(parents=True, exist_ok=True)
-    (out / "facts.json").write_text(json.dumps({"summary": summary, "records": records, "held_out": held_out["records"]}, indent=2,
-                                               ensure_ascii=False), encoding="utf-8")
+    report = {"summary": summary, "records": records, "held_out": held_out["records"]}
+    (out / "facts.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     total = {k: sum(v.get(k, 0) for v in by_type.values()) for k in ("questions", "answered", "right", "wrong")}
     print(f"extraction: {check.found_value}/{check.items} justification line items found with their value "
           f"({check.found_label} by label)")

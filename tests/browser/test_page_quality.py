@@ -413,7 +413,9 @@ def test_delete_asks_for_an_admin_token_and_keeps_it_in_memory_only(
     assert ADMIN_TOKEN not in stored, stored
 
 
-def test_a_cancelled_token_dialog_deletes_nothing(browser: Any, gateway: str, ingester: ScriptedIngester) -> None:
+def test_a_cancelled_token_dialog_deletes_nothing(
+    browser: Any, gateway: str, ingester: ScriptedIngester, assert_accessible: Accessible
+) -> None:
     ingester.documents["doc-3"] = "Saved page 3"
     browser.get(gateway + "/")  # a new page: the token of the last test is gone with it
     browser.find_element(By.ID, "tab-kb").click()
@@ -425,3 +427,4 @@ def test_a_cancelled_token_dialog_deletes_nothing(browser: Any, gateway: str, in
     WebDriverWait(browser, 20).until(lambda d: "Not deleted" in d.find_element(By.ID, "kb-status").text)
     assert ingester.delete_credentials[before:] == [None]
     assert "doc-3" in ingester.documents
+    assert_accessible(browser, "knowledge base list")

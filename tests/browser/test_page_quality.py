@@ -306,7 +306,7 @@ def test_the_chinese_ui_says_everything_in_chinese(browser: Any, gateway: str, a
     assert "web search is not configured" not in note and "knowledge base has no" not in note, note
     assert "网络: 未配置" in badge.text or "网络：未配置" in badge.text, badge.text
     stage = turn.find_element(By.CSS_SELECTOR, ".stages > li").text
-    assert stage.startswith("规划 · 第几轮 1"), stage
+    assert stage.startswith("规划 · 第 1 轮"), stage
     passage = turn.find_element(By.CSS_SELECTOR, ".citations li")
     assert passage.find_element(By.CSS_SELECTOR, "summary").text == "查看段落"
     assert passage.find_element(By.CSS_SELECTOR, ".passage-meta").text == "本地 · 得分 0.500"

@@ -49,7 +49,7 @@ const TEXT = {
     roundsLabel: "Analysis rounds",
     taskIs: (task, by) => `task: ${task}` + (by ? ` (${by})` : ""),
     searchedAs: (q) => `searched as: “${q}”`,
-    stages: "Stages", round: "round", passed: "passed", notPassed: "failed",
+    stages: "Stages", round: (n) => `round ${n}`, passed: "passed", notPassed: "failed",
     stageDone: (stage) => `${stage} done…`,
     calculation: "Calculation", formula: "Formula", result: "Result", shownAs: (text) => `shown as “${text}”`,
     written: (text) => `written “${text}”`,
@@ -114,7 +114,7 @@ const TEXT = {
     roundsLabel: "分析轮数",
     taskIs: (task, by) => `任务：${task}` + (by ? `（${by}）` : ""),
     searchedAs: (q) => `检索问题：“${q}”`,
-    stages: "步骤", round: "第几轮", passed: "通过", notPassed: "未通过",
+    stages: "步骤", round: (n) => `第 ${n} 轮`, passed: "通过", notPassed: "未通过",
     stageDone: (stage) => `${stage} 完成…`,
     calculation: "计算", formula: "公式", result: "结果", shownAs: (text) => `答案中写作“${text}”`,
     written: (text) => `原文“${text}”`,
@@ -321,7 +321,7 @@ function stageName(stage) {
 }
 
 function stageLine(stage) {
-  const parts = [stageName(stage.stage), `${t("round")} ${stage.round}`, ms(stage.ms)];
+  const parts = [stageName(stage.stage), t("round", stage.round), ms(stage.ms)];
   if (stage.stage === "review") parts.push(stage.passed ? `✓ ${t("passed")}` : `✗ ${t("notPassed")}`);
   if (stage.detail) parts.push(stage.detail);
   return parts.join(" · ");

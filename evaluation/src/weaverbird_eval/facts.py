@@ -114,6 +114,54 @@ def _held_out(facts_of: dict[str, list[Fact]], docs: dict[str, Document]) -> dic
     return {"summary": counts, "records": records}
 
 
+TATQA_SAMPLE, TATQA_SEED = 200, 7
+
+
+def _tatqa_markdown(rows: list[list[str]]) -> str:
+    """A TAT-QA table as a pipe table, its header the first row that names a period."""
+    from weaverbird_common.facts.cell_periods import period_in_cell
+
+    head = next((i for i, row in enumerate(rows[:4]) if any(period_in_cell(c, "other", None) for c in row[1:])), 0)
+    lines = [" ".join(" ".join(r) for r in rows[:head])]
+    width = max(len(r) for r in rows)
+    for i, row in enumerate(rows[head:]):
+        cells = [c.replace("|", "/").strip() for c in row] + [""] * (width - len(row))
+        lines.append("| " + " | ".join(cells) + " |")
+        if i == 0:
+            lines.append("|" + "---|" * width)
+    return "\n".join(lines)
+
+
+def tatqa_arithmetic(data: Path) -> dict[str, object]:
+    """A seeded sample of TAT-QA arithmetic questions answered from their table's facts by row label."""
+    import random
+
+    from weaverbird_common.facts.label_question import answer_row
+
+    contexts = json.loads((data / "tatqa" / "tatqa_dataset_dev.json").read_text(encoding="utf-8"))
+    pool = [(c, q) for c in contexts for q in c["questions"]
+            if q["answer_type"] == "arithmetic" and q["answer_from"] in ("table", "table-text")]
+    random.Random(TATQA_SEED).shuffle(pool)
+    counts = {"questions": 0, "answered": 0, "right": 0, "wrong": 0, "passed_on": 0}
+    for ctx, q in pool[:TATQA_SAMPLE]:
+        counts["questions"] += 1
+        text = _tatqa_markdown(ctx["table"]["table"])
+        doc = Document(ctx["table"]["uid"], "TAT-QA", "tatqa", [Page(None, text)], "en", "", None, None, "")
+        result = answer_row(q["question"], extract_facts(doc))
+        if result is None:
+            counts["passed_on"] += 1
+            continue
+        counts["answered"] += 1
+        try:
+            gold = float(str(q["answer"]).replace(",", ""))
+        except ValueError:
+            counts["wrong"] += 1
+            continue
+        right = abs(result.value - gold) <= max(0.01 * abs(gold), 0.01)
+        counts["right" if right else "wrong"] += 1
+    return counts
+
+
 def run(data: Path, out: Path) -> int:
     root = data / "financebench"
     questions = [json.loads(line) for line in (root / "questions.jsonl").open(encoding="utf-8") if line.strip()]
@@ -141,7 +189,9 @@ def run(data: Path, out: Path) -> int:
         records.append({"id": q["financebench_id"], "question": q["question"], "gold": q["answer"],
                         "answer": result.text, "right": bool(right)})
     held_out = _held_out(facts_of, docs)
+    tatqa = tatqa_arithmetic(data) if (data / "tatqa").exists() else {}
     summary = {
+        "tatqa_arithmetic": tatqa,
         "held_out": held_out["summary"],
         "extraction": {"items": check.items, "label_found": check.found_label, "value_found": check.found_value,
                        "misses": misses},
@@ -158,6 +208,7 @@ def run(data: Path, out: Path) -> int:
         print(f"{kind:18s} {dict(row)}")
     print(f"all: {total}; strict right {total['right']}/{total['questions']} = "
           f"{total['right'] / max(1, total['questions']):.1%}; wrong shown {total['wrong']}")
+    print(f"TAT-QA arithmetic (seeded sample of {TATQA_SAMPLE}, answered by row label): {tatqa}")
     print(f"held-out (project-written, {HELD_OUT.name}): {held_out['summary']}")
     print(f"written: {out / 'facts.json'}")
     return 0

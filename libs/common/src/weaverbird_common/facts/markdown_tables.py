@@ -91,8 +91,15 @@ def _context(title: str, kind: str, period: Period, scale: tuple[float, str], cu
 def _across(block, header_periods, title, kind, caption, before) -> list[Row]:
     header = block[0]
     out: list[Row] = []
+    heading = ""  # a row with a label and no figures heads the rows under it ("Personnel expenses:")
     for cells_ in block[1:]:
         raw_label, section = tidy_label(cells_[0].replace("**", ""))
+        if raw_label and not any(c.strip() for c in cells_[1:]):
+            heading = raw_label.rstrip(":")
+            continue
+        section = section or heading
+        if re.fullmatch(r"total|totals|合计|总计", raw_label, re.IGNORECASE) and section:
+            raw_label = f"{raw_label} {section}"  # "Total" under "Personnel expenses" is "Total personnel expenses"
         for col, period in enumerate(header_periods, start=1):
             if period is None or col >= len(cells_):
                 continue

@@ -1,0 +1,96 @@
+"""Questions about a table's own rows, answered by matching the row label the question names.
+
+Not every table holds standard line items ("Regional films (excluding Tamil films)", "Shares used in
+diluted computation"). A question that names such a row and one or more of its periods is answered from
+the row: its value, the change or percentage change between two periods, or the average over them. The
+row is the one whose label's words the question holds best (all of its words, else most of them); no
+model, and nothing when no row is named clearly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from weaverbird_common.facts.model import Fact
+from weaverbird_common.facts.question import years_in
+
+_PCT = re.compile(r"percent(?:age)? (?:change|increase|decrease|growth)|% change|growth rate|rate of change",
+                  re.IGNORECASE)
+_CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
+_AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+_STOP = set(
+    "the a an of in for and or to from between what was were is are how much many did does do by on at as its it "
+    "their this that these those year years fiscal fy total change percentage percent average value amount "
+    "difference increase decrease growth rate respectively which when with ended ending during than more less "
+    "company group million thousand billion".split()
+)
+
+
+@dataclass(frozen=True)
+class RowAnswer:
+    value: float
+    unit: str  # "percent" for a percentage change, else the row's unit
+    op: str
+    used: tuple[Fact, ...]
+    label: str
+
+
+def _words(text: str) -> list[str]:
+    out = []
+    for w in re.findall(r"[a-z][a-z&'-]*", text.lower()):
+        w = w.strip("'-")
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        if w and w not in _STOP:
+            out.append(w)
+    return out
+
+
+def best_label(question: str, facts: Sequence[Fact]) -> str | None:
+    """The row label the question names: the largest share of the label's words found in the question
+    (at least half, and at least one word), more words found breaking ties."""
+    asked = set(_words(question))
+    best: tuple[float, int, str] | None = None
+    for label in dict.fromkeys(f.label for f in facts):
+        words = set(_words(label))
+        if not words:
+            continue
+        hits = len(words & asked)
+        share = hits / len(words)
+        if hits and share >= 0.5 and (best is None or (share, hits) > best[:2]):
+            best = (share, hits, label)
+    return best[2] if best else None
+
+
+def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
+    years = years_in(question)
+    label = best_label(question, facts)
+    if not years or label is None:
+        return None
+    by_year: dict[int, Fact] = {}
+    for fact in facts:
+        if fact.label == label and fact.period.fiscal_year in years:
+            by_year.setdefault(fact.period.fiscal_year, fact)
+    if not by_year:
+        return None
+    unit = next(iter(by_year.values())).unit
+    if _AVERAGE.search(question):
+        used = [by_year[y] for y in years if y in by_year]
+        if len(used) != len(years) or len(used) < 2:
+            return None
+        return RowAnswer(sum(f.value for f in used) / len(used), unit, "average", tuple(used), label)
+    if _PCT.search(question) or _CHANGE.search(question):
+        if len(years) != 2 or len(by_year) != 2:
+            return None
+        old, new = by_year[min(years)], by_year[max(years)]
+        if _PCT.search(question):
+            if old.value == 0:
+                return None
+            return RowAnswer((new.value - old.value) / abs(old.value) * 100, "percent", "pct_change", (new, old), label)
+        return RowAnswer(new.value - old.value, unit, "change", (new, old), label)
+    if len(years) == 1:
+        fact = by_year[years[0]]
+        return RowAnswer(fact.value, unit, "value", (fact,), label)
+    return None

@@ -1,0 +1,50 @@
+"""Rows a question names by their own label (non-standard items), answered from a pipe table's facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.facts.extract import extract_facts
+from weaverbird_common.facts.label_question import answer_row
+
+TABLE = """Films released (number)
+
+| | 2019 | 2018 | 2017 |
+|---|---|---|---|
+| Hindi films | 7 | 10 | 8 |
+| Regional films (excluding Tamil films) | 49 | 3 | 12 |
+| Personnel expenses: | | | |
+| Wages | 120.5 | 100.0 | 90.0 |
+| Pension expenses | 20.0 | 16.0 | 15.0 |
+| Total | 140.5 | 116.0 | 105.0 |
+"""
+
+
+@pytest.fixture(scope="module")
+def facts() -> list:
+    doc = Document("d", "Films", "films.md", [Page(None, TABLE)], "en", "", 2019, None, "")
+    return extract_facts(doc)
+
+
+def test_average_over_a_year_range(facts: list) -> None:
+    answer = answer_row("What is the average regional films (excluding Tamil films) from 2017-2019?", facts)
+    assert answer is not None and answer.op == "average"
+    assert answer.value == pytest.approx((49 + 3 + 12) / 3)
+
+
+def test_change_and_percentage_change_between_two_years(facts: list) -> None:
+    change = answer_row("What was the change in Hindi films between 2018 and 2019?", facts)
+    assert change is not None and change.value == pytest.approx(7 - 10)
+    pct = answer_row("What was the percentage change in wages from 2018 to 2019?", facts)
+    assert pct is not None and pct.unit == "percent" and pct.value == pytest.approx(20.5)
+
+
+def test_a_total_row_takes_the_name_of_its_caption(facts: list) -> None:
+    answer = answer_row("What is the percentage change in total personnel expenses from 2018 to 2019?", facts)
+    assert answer is not None and answer.label.lower().startswith("total personnel")
+    assert answer.value == pytest.approx((140.5 - 116.0) / 116.0 * 100)
+
+
+def test_no_row_named_means_no_answer(facts: list) -> None:
+    assert answer_row("What was the dividend per share in 2019?", facts) is None

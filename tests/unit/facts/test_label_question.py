@@ -48,3 +48,10 @@ def test_a_total_row_takes_the_name_of_its_caption(facts: list) -> None:
 
 def test_no_row_named_means_no_answer(facts: list) -> None:
     assert answer_row("What was the dividend per share in 2019?", facts) is None
+
+
+def test_ratio_and_share_of_two_named_rows(facts: list) -> None:
+    ratio = answer_row("What is the ratio of wages to pension expenses in 2019?", facts)
+    assert ratio is not None and ratio.op == "ratio" and ratio.value == pytest.approx(120.5 / 20.0)
+    share = answer_row("What is Hindi films as a percentage of regional films (excluding Tamil films) in 2019?", facts)
+    assert share is not None and share.unit == "percent" and share.value == pytest.approx(7 / 49 * 100)

@@ -20,6 +20,15 @@ _PCT = re.compile(r"percent(?:age)? (?:change|increase|decrease|growth)|% change
                   re.IGNORECASE)
 _CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+_END = r"(?=\s+(?:in|for|as of|at|during)\s+(?:fy\s*)?(?:19|20)\d{2}|\s+in\s+(?:fiscal|the year)|\?|$)"
+_RATIO = re.compile(rf"ratio of (?P<a>.+?) (?:to|and|against|over) (?P<b>.+?){_END}", re.IGNORECASE)
+_SHARE = re.compile(
+    rf"(?:percentage|proportion|share|portion) of (?P<b>.+?) (?:is|was|are|were) "
+    rf"(?:made up of |attributable to |from )?(?P<a>.+?){_END}"
+    rf"|(?P<a2>[\w ,'()&-]+?) as an? (?:percentage|proportion|share) of (?P<b2>.+?){_END}"
+    rf"|(?:percentage|proportion) of (?P<a3>.+?) (?:over|to|in|of|out of) (?P<b3>(?:the )?total.+?){_END}",
+    re.IGNORECASE,
+)
 _STOP = set(
     "the a an of in for and or to from between what was were is are how much many did does do by on at as its it "
     "their this that these those year years fiscal fy total change percentage percent average value amount "
@@ -64,8 +73,36 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
     return best[2] if best else None
 
 
+def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
+    """"ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year."""
+    ratio = _RATIO.search(question)
+    share = None if ratio else _SHARE.search(question)
+    if not (ratio or share) or len(years) != 1:
+        return None
+    match = ratio or share
+    assert match is not None
+    groups = {k: v for k, v in match.groupdict().items() if v}
+    part = groups.get("a") or groups.get("a2") or groups.get("a3")
+    whole = groups.get("b") or groups.get("b2") or groups.get("b3")
+    if not part or not whole:
+        return None
+    in_year = [f for f in facts if f.period.fiscal_year == years[0]]
+    a_label, b_label = best_label(part, in_year), best_label(whole, in_year)
+    if a_label is None or b_label is None or a_label == b_label:
+        return None
+    a = next(f for f in in_year if f.label == a_label)
+    b = next(f for f in in_year if f.label == b_label)
+    if b.value == 0:
+        return None
+    if ratio:
+        return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), f"{a_label} / {b_label}")
+    return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), f"{a_label} / {b_label}")
+
+
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     years = years_in(question)
+    if years and (two := _two_rows(question, facts, years)) is not None:
+        return two
     label = best_label(question, facts)
     if not years or label is None:
         return None

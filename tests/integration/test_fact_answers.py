@@ -97,3 +97,15 @@ def test_a_metric_the_report_cannot_give_goes_to_the_passage_path(stack: LocalSt
     _ask_once_known(stack, "What was Kestrel Loom Textiles' gross margin in 2025?", "38.6 %")  # catalog knows it
     reply = _ask(stack, "What was Kestrel Loom Textiles' inventory turnover in 2025?")
     assert "Formula:" not in reply.answer  # no inventory fact: the model's passage answer, not a computed one
+
+
+def test_the_documents_view_lists_its_facts(stack: LocalStack, report: str) -> None:
+    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
+        shown = ingester_pb2_grpc.IngesterServiceStub(channel).GetDocument(
+            ingester_pb2.IngesterServiceGetDocumentRequest(document_id=report), timeout=30
+        )
+    rows = {(f.label, f.fiscal_year): f for f in shown.facts}
+    sales = rows[("Net sales", 2025)]
+    assert (sales.value, sales.scale, sales.concept) == (842.5, 1e6, "revenue")
+    assert rows[("Total current liabilities", 2024)].value == 230.4
+    assert all(not f.source.startswith("/") for f in shown.facts)  # no server path reaches a client

@@ -8,6 +8,7 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 from google.protobuf.message import Message
 from weaverbird.v1 import common_pb2, ingester_pb2, orchestrator_pb2, retriever_pb2
+from weaverbird_common.facts.model import Period
 
 from weaverbird_gateway import schemas
 from weaverbird_gateway.errors import GatewayError
@@ -323,7 +324,26 @@ def document_list(reply: ingester_pb2.IngesterServiceListDocumentsResponse) -> s
 
 
 def document_details(reply: ingester_pb2.IngesterServiceGetDocumentResponse) -> schemas.DocumentDetails:
-    return schemas.DocumentDetails(document=document(reply.document), preview=reply.preview)
+    return schemas.DocumentDetails(
+        document=document(reply.document),
+        preview=reply.preview,
+        facts=[document_fact(f) for f in reply.facts],
+    )
+
+
+def document_fact(fact: retriever_pb2.Fact) -> schemas.DocumentFact:
+    period = Period(fiscal_year=fact.fiscal_year, months=fact.months, quarter=fact.quarter, end=fact.period_end)
+    return schemas.DocumentFact(
+        page=fact.page,
+        table=fact.table,
+        label=fact.label,
+        concept=fact.concept,
+        period=period.label(),
+        value=fact.value,
+        scale=fact.scale,
+        unit=fact.unit,
+        currency=fact.currency,
+    )
 
 
 def document_deleted(reply: ingester_pb2.IngesterServiceDeleteDocumentResponse) -> schemas.DocumentDeleted:

@@ -160,9 +160,26 @@ class DocumentList(BaseModel):
     total_size: int = Field(description="Documents matching the filters, over all pages.")
 
 
+class DocumentFact(BaseModel):
+    """One figure read from one of the document's statement tables."""
+
+    page: int = Field(description="Page of the table (1-based); 0 when the document has no pages.")
+    table: str
+    label: str = Field(description="The row label as printed.")
+    concept: str = Field(description="Canonical line item (revenue, net_income, ...); empty when none fits.")
+    period: str = Field(description="FY2024, Q3 2024, 9M 2024 or 'as of 2024-12-31'.")
+    value: float = Field(description="As printed (signed); value times the scale is the amount.")
+    scale: float
+    unit: str = Field(description="currency, per_share, percent, shares or number.")
+    currency: str
+
+
 class DocumentDetails(BaseModel):
     document: DocumentInfo
     preview: str = Field(description="The text of the document's first chunk (at most 2000 characters).")
+    facts: list[DocumentFact] = Field(
+        default_factory=list, description="Figures read from its statement tables (at most 500, table order)."
+    )
 
 
 class DocumentDeleted(BaseModel):

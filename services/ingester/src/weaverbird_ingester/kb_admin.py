@@ -17,6 +17,8 @@ from weaverbird_common.errors import NotFound
 from weaverbird_ingester.dedupe import DedupeIndex
 
 log = logging.getLogger(__name__)
+# GetDocument lists at most this many facts (a 10-K has ~1,300; the first ones are its statements).
+MAX_FACTS_SHOWN = 500
 
 
 class DocumentStore(Protocol):
@@ -64,9 +66,19 @@ class KnowledgeBaseAdmin:
 
     async def get(self, document_id: str) -> ingester_pb2.IngesterServiceGetDocumentResponse:
         reply = await self._kb.get_document(document_id)
-        return ingester_pb2.IngesterServiceGetDocumentResponse(
+        shown = ingester_pb2.IngesterServiceGetDocumentResponse(
             document=for_clients(reply.document), preview=reply.preview
         )
+        facts = getattr(self._kb, "document_facts", None)
+        if facts is not None:
+            try:
+                for fact in await facts(document_id, MAX_FACTS_SHOWN):
+                    item = shown.facts.add()
+                    item.CopyFrom(fact)
+                    item.source = display_source(fact.source) if fact.source else ""
+            except Exception as exc:  # a document is shown without its facts rather than not at all
+                log.warning("facts of %s not read: %s: %s", document_id, type(exc).__name__, exc)
+        return shown
 
     async def delete(self, document_id: str) -> ingester_pb2.IngesterServiceDeleteDocumentResponse:
         """Chunks first: if the retriever fails, the index still remembers the page, which is right

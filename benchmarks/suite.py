@@ -34,6 +34,8 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     ),
     "web_path": ("web_path", [], ["--runs", "5"]),
     "ingest": ("ingest", [], ["--docs", "20"]),
+    # Answers computed from statement facts (no model call): first token through AskStream.
+    "fact_answers": ("fact_answers", [], ["--runs", "1"]),
     "concurrency": ("concurrency", [], ["--quick"]),
     "ttft": ("ttft", [], ["--quick", "--model", "smollm2"]),
     # llama.cpp's prompt reading with and without repacked weights (the GENERATOR_LLAMA_REPACK default).
@@ -95,6 +97,15 @@ def _web_path(r: dict[str, Any]) -> list[str]:
         "",
         f"p50 **{w['p50_ms']:.0f} ms**, p99 **{w['p99_ms']:.0f} ms** over {w['n']} runs; "
         f"within the deadline: {r['within_deadline_share']:.0%}.",
+    ]
+
+
+def _fact_answers(r: dict[str, Any]) -> list[str]:
+    t = r["first_token_ms"]
+    return [
+        f"{r['questions']} figure and metric questions x {r['runs']} runs through AskStream, answered from "
+        f"statement facts ({r['answered_from_facts']} of {r['questions']} questions): first token p50 "
+        f"**{t['p50_ms']:.0f} ms**, p95 {t['p95_ms']:.0f} ms (target p50 <= {r['target_p50_ms']} ms).",
     ]
 
 
@@ -218,6 +229,7 @@ SECTIONS: dict[str, tuple[str, Callable[[dict[str, Any]], list[str]]]] = {
     "local_path_in_process": ("Local retrieval path, query embedding in the orchestrator", _local_path),
     "web_path": ("Web path under its deadline", _web_path),
     "ingest": ("Ingest throughput", _ingest),
+    "fact_answers": ("Answers computed from statement facts", _fact_answers),
     "concurrency": ("Orchestrator under concurrent load", _concurrency),
     "ttft": ("Time to first token of the local model", _ttft),
     "prompt_reading": ("Prompt reading speed of llama.cpp, plain against repacked weights", _prompt_reading),

@@ -51,6 +51,7 @@ class _Lookup:
         self.used: list[Fact] = []
         self.missing: list[tuple[str, int]] = []
         self.conflicts: list[Conflict] = []
+        self.scale: float | None = None
 
     def __call__(self, concept: str, period: str) -> float | None:
         year = self.year - 1 if period == "t-1" else self.year
@@ -62,9 +63,11 @@ class _Lookup:
             self.missing.append((concept, year))
             return None
         self.used.append(found)
-        # Amounts in the table's scale when every input shares it (they come from one statement);
-        # mixed scales are brought to base units so the arithmetic stays right.
-        return found.amount
+        # In the first figure's stated scale ("325.2 / 842.5", as the statement prints them); a figure
+        # from a table in another scale is converted, so the arithmetic stays right.
+        if self.scale is None:
+            self.scale = found.scale if found.unit == "currency" and found.scale > 0 else 1.0
+        return found.amount / self.scale if found.unit == "currency" else found.amount
 
 
 def answer_from_facts(question: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str = "en"
@@ -125,6 +128,8 @@ def _metric_answer(q: FigureQuestion, metric: Metric, facts: Sequence[Fact], cit
         if computed is None:
             missing = ", ".join(f"{c} {y}" for c, y in lookup.missing) or metric.id
             return FactMiss("missing", missing)
+        if metric.unit == "currency" and lookup.scale:
+            computed = replace(computed, value=computed.value * lookup.scale)  # back to base units
         results.append((year, computed))
         used.extend(f for f in lookup.used if f not in used)
     values = [c.value for _, c in results]

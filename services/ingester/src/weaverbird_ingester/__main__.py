@@ -27,7 +27,9 @@ async def main() -> None:
     configure_logging(settings.log_level, "ingester")
     use_client_tls(tls_files(settings))  # calls to the embedder and retriever present this certificate (mTLS)
     kb = GrpcKnowledgeBase(settings.embedder_addr, settings.retriever_addr, settings.call_timeout_s)
-    writer = DocumentWriter(kb, settings.chunk_tokens, settings.max_chunk_tokens, settings.embed_batch)
+    writer = DocumentWriter(
+        kb, settings.chunk_tokens, settings.max_chunk_tokens, settings.embed_batch, facts=settings.facts
+    )
     max_bytes = settings.max_document_mb * 1024 * 1024
     # One guard for the fetcher and for the servicer's check before queueing: the same allow-list.
     guard = UrlGuard(settings.fetch_allow_hosts, names_may_resolve_private=settings.fetch_allow_private_names)

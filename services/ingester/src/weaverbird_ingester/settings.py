@@ -18,6 +18,9 @@ class IngesterSettings(BaseServiceSettings):
     chunk_tokens: int = Field(250, ge=32, le=2000, description="Target chunk size in tokens.")
     max_chunk_tokens: int = Field(400, ge=64, le=4000, description="Hard ceiling of a chunk (whole tables).")
     embed_batch: int = Field(32, ge=1, le=512, description="Chunks per embedder call.")
+    facts: bool = Field(
+        True, description="Read each document's statement tables into facts (RetrieverService.UpsertFacts)."
+    )
     max_document_mb: int = Field(50, ge=1, description="Largest document accepted, in MiB.")
     call_timeout_s: float = Field(120.0, gt=0, description="Deadline of one embedder or retriever call.")
     data_dir: str = Field("var/ingester", description="Where the dedupe index (sqlite) lives.")

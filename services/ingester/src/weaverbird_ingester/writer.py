@@ -50,8 +50,11 @@ class WriteResult:
 class DocumentWriter:
     """Chunks and stores documents; re-adding a document replaces its previous chunks."""
 
-    def __init__(self, kb: KnowledgeBase, chunk_tokens: int, max_chunk_tokens: int, embed_batch: int) -> None:
+    def __init__(
+        self, kb: KnowledgeBase, chunk_tokens: int, max_chunk_tokens: int, embed_batch: int, *, facts: bool = True
+    ) -> None:
         self._kb = kb
+        self._facts = facts and isinstance(kb, FactStore)
         self._chunk_tokens = chunk_tokens
         self._max_chunk_tokens = max_chunk_tokens
         self._embed_batch = embed_batch
@@ -62,27 +65,34 @@ class DocumentWriter:
         # Every chunk records how the document came in and when this version was stored.
         doc = stamped(aliases_for_company(doc))
         chunks = chunk_document(doc, target_tokens=self._chunk_tokens, max_tokens=self._max_chunk_tokens)
+        # Tables are read on a worker thread while the embedder works on the chunks.
+        reading = asyncio.ensure_future(asyncio.to_thread(extract_facts, doc)) if self._facts else None
         # Embed everything before touching the store: a failed embedding then leaves the previous
         # version of the document intact instead of half-replaced.
         batches = [chunks[i : i + self._embed_batch] for i in range(0, len(chunks), self._embed_batch)]
-        vectors = [await self._kb.embed_passages([embedding_text(doc, c) for c in batch]) for batch in batches]
+        try:
+            vectors = [await self._kb.embed_passages([embedding_text(doc, c) for c in batch]) for batch in batches]
+        except BaseException:
+            if reading is not None:
+                reading.cancel()
+            raise
         # Point ids are deterministic (document id + chunk index), so a redelivery overwrites; deleting
         # first also removes tail chunks when a new version of the document is shorter.
         await self._kb.delete_document(doc.document_id)
         for batch, batch_vectors in zip(batches, vectors, strict=True):
             await self._kb.upsert(doc, batch, batch_vectors)
-        facts = await self._write_facts(doc)
+        facts = await self._write_facts(doc, reading) if reading is not None else 0
         pages = sum(1 for p in doc.pages if p.number is not None)
         return WriteResult(doc.document_id, doc.title, pages, len(chunks), facts)
 
-    async def _write_facts(self, doc: Document) -> int:
+    async def _write_facts(self, doc: Document, reading: asyncio.Future[list[Fact]]) -> int:
         """Replaces the document's facts. Facts are an extra: an extraction or store failure is logged
         and counted, and the document stays ingested (its passages still answer)."""
-        if not isinstance(self._kb, FactStore):
-            return 0
+        assert isinstance(self._kb, FactStore)
         try:
-            # A worker thread: reading a long filing's tables is CPU work the event loop must not wait on.
-            facts = await asyncio.to_thread(extract_facts, doc)
+            facts = await reading
+            if not facts:
+                return 0  # delete_document above already removed any facts of an earlier version
             return await self._kb.upsert_facts(doc.document_id, facts)
         except Exception:
             self.fact_failures += 1

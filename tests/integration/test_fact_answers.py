@@ -109,3 +109,22 @@ def test_the_documents_view_lists_its_facts(stack: LocalStack, report: str) -> N
     assert (sales.value, sales.scale, sales.concept) == (842.5, 1e6, "revenue")
     assert rows[("Total current liabilities", 2024)].value == 230.4
     assert all(not f.source.startswith("/") for f in shown.facts)  # no server path reaches a client
+
+
+def test_a_fact_answer_streams_in_the_passage_paths_order_without_the_model(stack: LocalStack, report: str) -> None:
+    _ask_once_known(stack, "What were Kestrel Loom Textiles' net sales in 2024?", "760.2")
+    with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
+        stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+        request = orchestrator_pb2.AskRequest(question="What were Kestrel Loom Textiles' net sales in 2024?")
+        events = list(stub.AskStream(request, timeout=300))
+        off = stub.Ask(orchestrator_pb2.AskRequest(question=request.question, facts=False), timeout=600)
+    kinds = [e.WhichOneof("event") for e in events]
+    assert kinds[0] == "route" and kinds[-1] == "done" and "prompt" not in kinds
+    assert kinds.index("token") < kinds.index("citations") < kinds.index("further_reading")
+    route = events[0].route
+    assert route.route == orchestrator_pb2.ROUTE_LOCAL and route.verdict == "local"
+    assert [n.code for n in route.notices] == ["facts_answer"]  # no gate note contradicts the answer
+    done = events[-1].done
+    assert done.completion_tokens == 0 and done.model_id == "facts"
+    # The request can send the same question to the passage path: the model answers it.
+    assert off.done.model_id.startswith("llama.cpp:")

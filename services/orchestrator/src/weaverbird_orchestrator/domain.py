@@ -80,6 +80,9 @@ class AskParams:
     max_rounds: int | None = None
     # Whether an analysis draws a chart: the request's flag, else whether the question asks for one.
     chart: bool = False
+    # Whether a figure question may be answered from statement facts (fact_path): the request's flag,
+    # else ORCHESTRATOR_FACTS_ANSWERS.
+    facts: bool = True
 
 
 @dataclass

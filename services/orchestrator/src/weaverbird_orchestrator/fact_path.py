@@ -18,6 +18,7 @@ from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import FigureQuestion, read_question
 from weaverbird_common.facts.units import multiplier_word
 
+from weaverbird_orchestrator import notices
 from weaverbird_orchestrator.domain import GenerationDone, Passage, Retrieval, Route
 from weaverbird_orchestrator.events import (
     AskEvent,
@@ -111,6 +112,9 @@ def take_local(retrieval: Retrieval) -> None:
     decision.verdict = "local"
     decision.reason = "facts"
     decision.score_decided = False
+    # What the gate said about passages does not apply to an answer read from statements.
+    decision.notices = [notices.FACTS_ANSWER]
+    decision.note = notices.note_text(decision.notices)
 
 
 async def reply_events(reply: FactReply, retrieval: Retrieval, conversation_id: str, task: object,

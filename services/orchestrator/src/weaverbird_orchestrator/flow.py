@@ -176,6 +176,7 @@ class QuestionFlow:
         json_keys: Sequence[str] = (),
         max_rounds: int | None = None,
         chart: bool | None = None,
+        facts: bool | None = None,
     ) -> AskParams:
         """Validates a request and fills in deployment defaults. Raises InvalidArgument.
 
@@ -223,6 +224,7 @@ class QuestionFlow:
             json_keys=tuple(json_keys),
             max_rounds=self._s.peer_max_rounds if max_rounds is None else max_rounds,
             chart=asks_for_chart(question) if chart is None else chart,
+            facts=self._s.facts_answers if facts is None else facts,
         )
 
     async def _sub_params(self, params: AskParams, question: str) -> AskParams:
@@ -524,7 +526,7 @@ class QuestionFlow:
         """A figure or metric answered from statement facts (fact_path), or None for the passage path.
         Lookups and calculations only; a fact store that fails never fails the question."""
         lookup = getattr(self._peers, "lookup_facts", None)
-        if not self._s.facts_answers or lookup is None or params.task not in (Task.LOOKUP, Task.CALCULATION):
+        if not params.facts or lookup is None or params.task not in (Task.LOOKUP, Task.CALCULATION):
             return None
         company = params.filters.get("company")
         try:

@@ -59,6 +59,9 @@ def low_score(best: float, threshold: float) -> Notice:
 # The web notes say what happened to the web, not what the answer rests on: the verdict says that
 # (local passages only, or refused), so a note cannot contradict it.
 WEB_NOT_CONFIGURED = Notice("web_not_configured", {}, "web search is not configured.")
+FACTS_ANSWER = Notice(
+    "facts_answer", {}, "answered from the knowledge base's statement facts, computed without the model."
+)
 WEB_SKIPPED_FILTER = Notice(
     "web_skipped_filter", {}, "the request's filter restricts the answer to matching local passages."
 )

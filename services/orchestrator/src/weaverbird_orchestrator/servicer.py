@@ -42,6 +42,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
             json_keys=list(request.json_keys),
             max_rounds=request.max_rounds if request.HasField("max_rounds") else None,
             chart=request.chart if request.HasField("chart") else None,
+            facts=request.facts if request.HasField("facts") else None,
         )
 
     async def _events(self, request: orchestrator_pb2.AskRequest) -> AsyncIterator[orchestrator_pb2.AskEvent]:

@@ -21,39 +21,7 @@ from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
 
 from benchmarks.harness import DEMO_KB, write_result
 from benchmarks.stats import percentiles
-
-REPORT = """---
-company: Kestrel Loom Textiles
-year: 2025
----
-# Kestrel Loom Textiles Annual Report 2025
-
-## Consolidated statement of income
-
-(USD million)
-
-| | 2025 | 2024 |
-|---|---:|---:|
-| Net sales | 842.5 | 760.2 |
-| Cost of sales | (517.3) | (470.9) |
-| Gross profit | 325.2 | 289.3 |
-| Operating income | 96.4 | 81.0 |
-| Income before income taxes | 80.1 | 66.7 |
-| Income tax expense | (18.3) | (14.4) |
-| Net income | 61.8 | 52.3 |
-
-## Consolidated balance sheet
-
-(USD million)
-
-| | 2025 | 2024 |
-|---|---:|---:|
-| Inventories | 120.4 | 111.9 |
-| Total current assets | 402.0 | 371.5 |
-| Total assets | 1,210.7 | 1,133.2 |
-| Total current liabilities | 215.0 | 230.4 |
-| Total equity | 640.3 | 588.0 |
-"""
+from tests.fixtures.statements import REPORT
 
 QUESTIONS = [
     "What was Kestrel Loom Textiles' gross margin in 2025?",

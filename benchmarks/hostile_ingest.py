@@ -31,6 +31,7 @@ from weaverbird_ingester.writer import DocumentWriter
 from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
 
 from benchmarks.harness import write_result
+from tests.fixtures.pdf_files import pdf_document
 
 ABANDON_AFTER_S = 5.0
 ONE_LINE = "Northwind Robotics opened a second plant in Ohio in March 2025."
@@ -49,16 +50,7 @@ def slow_pdf(pages: int = 300, operators: int = 20_000) -> bytes:
     ]
     page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
     objects += [page + b"/Contents 4 0 R >>"] * pages
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+    return pdf_document(objects)
 
 
 class InProcessKnowledgeBase:

@@ -10,40 +10,11 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from fixtures.statements import REPORT
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_cli.stack import LocalStack
 
 pytestmark = pytest.mark.integration
-
-REPORT = """---
-company: Kestrel Loom Textiles
-year: 2025
----
-# Kestrel Loom Textiles Annual Report 2025
-
-Kestrel Loom Textiles weaves technical fabrics for outdoor equipment makers in Yorkshire.
-
-## Consolidated statement of income
-
-(USD million)
-
-| | 2025 | 2024 |
-|---|---:|---:|
-| Net sales | 842.5 | 760.2 |
-| Cost of sales | (517.3) | (470.9) |
-| Gross profit | 325.2 | 289.3 |
-| Operating income | 96.4 | 81.0 |
-| Net income | 61.8 | 52.3 |
-
-## Consolidated balance sheet
-
-(USD million)
-
-| | 2025 | 2024 |
-|---|---:|---:|
-| Total current assets | 402.0 | 371.5 |
-| Total current liabilities | 215.0 | 230.4 |
-"""
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +66,8 @@ def test_a_line_item_is_answered_with_its_scale(stack: LocalStack, report: str) 
 
 def test_a_metric_the_report_cannot_give_goes_to_the_passage_path(stack: LocalStack, report: str) -> None:
     _ask_once_known(stack, "What was Kestrel Loom Textiles' gross margin in 2025?", "38.6 %")  # catalog knows it
-    reply = _ask(stack, "What was Kestrel Loom Textiles' inventory turnover in 2025?")
-    assert "Formula:" not in reply.answer  # no inventory fact: the model's passage answer, not a computed one
+    reply = _ask(stack, "What was Kestrel Loom Textiles' interest coverage ratio in 2025?")
+    assert "Formula:" not in reply.answer  # no interest expense fact: the model's passage answer
 
 
 def test_the_documents_view_lists_its_facts(stack: LocalStack, report: str) -> None:
@@ -126,5 +97,6 @@ def test_a_fact_answer_streams_in_the_passage_paths_order_without_the_model(stac
     assert [n.code for n in route.notices] == ["facts_answer"]  # no gate note contradicts the answer
     done = events[-1].done
     assert done.completion_tokens == 0 and done.model_id == "facts"
-    # The request can send the same question to the passage path: the model answers it.
-    assert off.done.model_id.startswith("llama.cpp:")
+    # The request can send the same question to the passage path instead (which, with this stack's
+    # c = 0.40, finds its passages weak and says so).
+    assert off.done.model_id != "facts" and "Formula" not in off.answer and "USD 760.2 million" not in off.answer

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from fixtures.pdf_files import make_pdf
 from pypdf import PdfReader, PdfWriter
 from weaverbird_common.docs.loaders import (
     UnreadableDocument,
@@ -17,40 +18,6 @@ from weaverbird_common.docs.loaders import (
     load_path,
     load_text,
 )
-
-
-def make_pdf(pages: list[list[str]]) -> bytes:
-    """A small valid PDF with one Helvetica text line per string, one page per list."""
-    streams = []
-    for lines in pages:
-        ops = ["BT", "/F1 11 Tf", "14 TL", "72 720 Td"]
-        for line in lines:
-            escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-            ops.append(f"({escaped}) Tj T*")
-        ops.append("ET")
-        streams.append("\n".join(ops).encode("latin-1"))
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(len(pages)))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-    ]
-    for i, stream in enumerate(streams):
-        objects.append(
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
-            + f"/Contents {5 + 2 * i} 0 R >>".encode()
-        )
-        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
 
 
 def encrypt(pdf: bytes, user_password: str) -> bytes:

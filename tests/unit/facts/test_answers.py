@@ -102,3 +102,11 @@ def test_two_values_for_one_concept_and_period_are_a_conflict_not_a_choice() -> 
 )
 def test_questions_a_figure_does_not_answer_go_to_the_passage_path(question: str) -> None:
     assert read_question(question) is None
+
+
+def test_a_chinese_question_about_an_english_filing_names_the_item_in_chinese() -> None:
+    read = read_question("Kestrel Loom 2025年的营业收入是多少？")
+    assert read is not None
+    result = answer_from_facts(read, FACTS, Pages(), "zh")
+    assert isinstance(result, FactAnswer)
+    assert result.text.startswith("营业收入（Net sales）（FY2025）：USD 1,482.6 million [1]")

@@ -7,6 +7,7 @@ caller falls back to the passage path.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -108,6 +109,9 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
     name = last.label
     period = " - ".join(f.period.label() for f in picked) if len(picked) > 1 else last.period.label()
     if language == "zh":
+        # A Chinese question about an English filing: the line item's Chinese name, the printed label after.
+        if info is not None and info.zh and not re.search(r"[\u4e00-\u9fff]", name):
+            name = f"{info.zh[0]}（{name}）"
         text = f"{name}（{period}）：{shown} {_cites(picked, cite)}。"
     else:
         text = f"{name} ({period}): {shown} {_cites(picked, cite)}."

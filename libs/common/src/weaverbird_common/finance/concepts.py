@@ -169,6 +169,7 @@ _LIST = (
         "flow",
         (
             "depreciation and amortization",
+            "depreciation and amortization of *",
             "depreciation & amortization",
             "depreciation, depletion and amortization",
             "depreciation, amortization and accretion",

@@ -735,13 +735,15 @@ def metrics_in_text(text: str) -> list[Metric]:
     defined = [m.span(g) for m in _DEFINITION.finditer(text) for g in ("name1", "name2") if m.group(g)]
     hits: list[tuple[bool, int, Metric]] = []
     taken: list[tuple[int, int]] = []
-    for pattern, metric in _PATTERNS:
-        for m in pattern.finditer(text):
-            if any(m.start() < e and m.end() > s for s, e in taken):
-                continue
-            taken.append((m.start(), m.end()))
-            in_definition = any(s <= m.start() and m.end() <= e for s, e in defined)
-            hits.append((in_definition, m.start(), metric))
+    matches = [(m.start(), m.end(), metric) for pattern, metric in _PATTERNS for m in pattern.finditer(text)]
+    # Of overlapping names the one ending last wins, then the longest: English puts the head noun last
+    # ("unadjusted EBITDA less capex" is EBITDA less capex, "unadjusted EBITDA % margin" a margin).
+    for start, end, metric in sorted(matches, key=lambda x: (-x[1], x[0])):
+        if any(start < e and end > s for s, e in taken):
+            continue
+        taken.append((start, end))
+        in_definition = any(s <= start and end <= e for s, e in defined)
+        hits.append((in_definition, start, metric))
     found: list[Metric] = []
     for _, _, metric in sorted(hits, key=lambda h: (h[0], h[1])):
         if metric not in found:

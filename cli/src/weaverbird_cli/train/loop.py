@@ -1,0 +1,51 @@
+"""A plain torch training loop (AdamW, linear warm-up and decay) shared by both trainers: the library's
+Trainer would add `datasets` and `accelerate` for nothing these small CPU runs need."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from weaverbird_common.training.build import TrainingPair
+
+
+def run(
+    params: Any,
+    batches: Sequence[Sequence[TrainingPair]],
+    step_loss: Callable[[Sequence[TrainingPair]], Any],
+    lr: float,
+    epochs: int,
+    seed: int,
+) -> dict[str, Any]:
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    torch.manual_seed(seed)
+    optimiser = torch.optim.AdamW(params, lr=lr)
+    steps = len(batches) * epochs
+    schedule = get_linear_schedule_with_warmup(optimiser, max(1, steps // 10), steps)
+    losses: list[float] = []
+    start = time.perf_counter()
+    for _ in range(epochs):
+        for batch in batches:
+            loss = step_loss(batch)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            optimiser.step()
+            schedule.step()
+            optimiser.zero_grad()
+            losses.append(float(loss.detach()))
+    tenth = max(1, len(losses) // 10)
+    curve = [sum(losses[i : i + tenth]) / len(losses[i : i + tenth]) for i in range(0, len(losses), tenth)]
+    return {
+        "steps": steps,
+        "seconds": round(time.perf_counter() - start, 1),
+        "loss_first": round(curve[0], 4),
+        "loss_last": round(curve[-1], 4),
+        "loss_curve": curve,
+    }
+
+
+def batched(items: Sequence[TrainingPair], size: int) -> list[Sequence[TrainingPair]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

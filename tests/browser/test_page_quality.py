@@ -66,10 +66,7 @@ def chinese_route() -> orchestrator_pb2.RouteEvent:
                 params={"reason": "the knowledge base has no Northwind Robotics document for 2031", "gap": "period"},
                 text="the knowledge base has no Northwind Robotics document for 2031.",
             ),
-            orchestrator_pb2.Notice(
-                code="web_not_configured",
-                text="web search is not configured, so the answer uses local passages only.",
-            ),
+            orchestrator_pb2.Notice(code="web_not_configured", text="web search is not configured."),
             orchestrator_pb2.Notice(code="some_future_code", text="a note this page cannot read."),
         ],
     )
@@ -304,6 +301,7 @@ def test_the_chinese_ui_says_everything_in_chinese(browser: Any, gateway: str, a
     assert "知识库中没有所问期间的资料。" in note and "未配置网络搜索" in note, note
     assert "a note this page cannot read." in note  # an unknown code falls back to the server's text
     assert "web search is not configured" not in note and "knowledge base has no" not in note, note
+    assert "仅依据本地段落" in badge.get_attribute("title")  # the verdict says what the answer rests on
     assert "网络: 未配置" in badge.text or "网络：未配置" in badge.text, badge.text
     stage = turn.find_element(By.CSS_SELECTOR, ".stages > li").text
     assert stage.startswith("规划 · 第 1 轮"), stage

@@ -24,6 +24,7 @@ def train_encoder(
     batch_size: int = 16,
     max_length: int = 128,
     seed: int = 13,
+    max_seconds: float | None = None,
     lr: float = 2e-5,
     hard_negatives: int = 1,
 ) -> Path:
@@ -47,7 +48,7 @@ def train_encoder(
         features = [batch_to_device(model.preprocess(col), model.device) for col in columns]
         return loss_fn(features, torch.empty(0))
 
-    report = run(list(model.parameters()), batched(chosen, batch_size), step_loss, lr, epochs, seed)
+    report = run(list(model.parameters()), batched(chosen, batch_size), step_loss, lr, epochs, seed, max_seconds)
     model.eval()
     directory = version_dir(out, "encoder", pairs_file)
     model.save(str(directory))

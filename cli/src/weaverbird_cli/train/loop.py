@@ -17,7 +17,10 @@ def run(
     lr: float,
     epochs: int,
     seed: int,
+    max_seconds: float | None = None,
 ) -> dict[str, Any]:
+    """Trains for `epochs`, or until `max_seconds` have passed (the schedule still spans every step, so
+    a cut run ends at a higher learning rate; the card says how many steps were taken)."""
     import torch
     from transformers import get_linear_schedule_with_warmup
 
@@ -27,8 +30,12 @@ def run(
     schedule = get_linear_schedule_with_warmup(optimiser, max(1, steps // 10), steps)
     losses: list[float] = []
     start = time.perf_counter()
+    done = False
     for _ in range(epochs):
         for batch in batches:
+            if max_seconds is not None and time.perf_counter() - start > max_seconds:
+                done = True
+                break
             loss = step_loss(batch)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -36,6 +43,13 @@ def run(
             schedule.step()
             optimiser.zero_grad()
             losses.append(float(loss.detach()))
+            if len(losses) % 10 == 0:
+                print(
+                    f"step {len(losses)}/{steps} loss {sum(losses[-10:]) / 10:.4f} {time.perf_counter() - start:.0f}s",
+                    flush=True,
+                )
+        if done:
+            break
     tenth = max(1, len(losses) // 10)
     curve = [sum(losses[i : i + tenth]) / len(losses[i : i + tenth]) for i in range(0, len(losses), tenth)]
     return {

@@ -98,6 +98,7 @@ def main(argv: list[str]) -> int:
         p.add_argument("--max-pairs", type=int, default=2000, help="seeded sample of the pairs to train on")
         p.add_argument("--epochs", type=int, default=1)
         p.add_argument("--batch-size", type=int, default=batch)
+        p.add_argument("--max-seconds", type=float, help="stop training after this long and save what was learnt")
         p.add_argument("--max-length", type=int, default=length, help="tokens per input (pair for the reranker)")
     args = parser.parse_args(argv)
     if args.command == "data":

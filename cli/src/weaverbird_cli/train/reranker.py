@@ -23,6 +23,7 @@ def train_reranker(
     batch_size: int = 8,
     max_length: int = 256,
     seed: int = 13,
+    max_seconds: float | None = None,
     lr: float = 3e-5,
 ) -> Path:
     import torch
@@ -46,7 +47,7 @@ def train_reranker(
             at += len(group)
         return torch.stack(losses).mean()
 
-    report = run(list(model.parameters()), batched(chosen, batch_size), step_loss, lr, epochs, seed)
+    report = run(list(model.parameters()), batched(chosen, batch_size), step_loss, lr, epochs, seed, max_seconds)
     model.eval()
     directory = version_dir(out, "reranker", pairs_file)
     model.save(str(directory))

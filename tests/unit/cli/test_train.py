@@ -1,0 +1,173 @@
+"""`weaverbird train`: data from a tiny KB -> train -> save -> load in the serving code -> rerank / embed,
+on tiny models the test builds (nothing downloaded), and the leakage gate before any training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fixtures.tiny_models import MAX_POSITIONS, build_tiny_bi_encoder, build_tiny_cross_encoder
+from weaverbird_cli.__main__ import main
+from weaverbird_orchestrator.domain import Passage
+from weaverbird_orchestrator.rerank import build_reranker
+from weaverbird_orchestrator.settings import OrchestratorSettings
+
+PROSE = [
+    "Revenue grew in every region during the year. Growth was strongest in cloud services. "
+    "The company opened two new data centers. Operating margin improved by two points.",
+    "The board declared a cash dividend of 0.50 per share. The dividend was paid in June. "
+    "Share repurchases continued under the existing program. No new debt was issued in the year.",
+]
+EVALUATION_QUESTION = "What was the total revenue in 2019?"
+
+
+def _context(uid: str, revenue: int, prose: str) -> dict:
+    table = [
+        ["", "Years ended December 31,", ""],
+        ["", "2019", "2018"],
+        ["Total revenue", str(revenue), "90"],
+        ["Net income", "12", "9"],
+        ["Cost of sales", "50", "45"],
+    ]
+    return {
+        "table": {"uid": uid, "table": table},
+        "paragraphs": [{"order": 1, "text": prose}],
+        "questions": [{"question": EVALUATION_QUESTION}],
+    }
+
+
+@pytest.fixture(scope="module")
+def shared_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ../shared/data look-alike: two TAT-QA reports, their question an evaluation question."""
+    data = tmp_path_factory.mktemp("data")
+    (data / "tatqa").mkdir()
+    contexts = [_context("aaaa1111-x", 120, PROSE[0]), _context("bbbb2222-y", 300, PROSE[1])]
+    (data / "tatqa" / "tatqa_dataset_dev.json").write_text(json.dumps(contexts), encoding="utf-8")
+    return data
+
+
+@pytest.fixture(scope="module")
+def pairs_file(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("train") / "pairs.jsonl"
+    assert main(["train", "--data", str(shared_data), "data", "--sources", "tatqa", "--out", str(out)]) == 0
+    return out
+
+
+def _model_dir(out: Path, kind: str) -> Path:
+    (directory,) = out.glob(f"weaverbird-{kind}-*")
+    return directory
+
+
+def test_train_data_writes_pairs_without_evaluation_questions(pairs_file: Path) -> None:
+    rows = [json.loads(line) for line in pairs_file.read_text(encoding="utf-8").splitlines()]
+    assert rows and {r["kind"] for r in rows} == {"table-row"}  # one chunk per report: no prose-only passage
+    assert all(r["negatives"] and r["provenance"]["document_id"].startswith("tatqa-") for r in rows)
+    assert EVALUATION_QUESTION.lower() not in {r["query"].lower() for r in rows}
+    stats = json.loads(pairs_file.with_suffix(".stats.json").read_text(encoding="utf-8"))
+    assert stats["pairs"] == len(rows) and stats["evaluation_questions_checked"] >= 1
+
+
+def test_trained_reranker_is_saved_with_a_card_and_served_by_the_reranking_stage(
+    pairs_file: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    base = build_tiny_cross_encoder(tmp_path / "base")
+    out = tmp_path / "models"
+    argv = [
+        "train",
+        "--data",
+        str(shared_data),
+        "reranker",
+        "--pairs",
+        str(pairs_file),
+        "--base",
+        str(base),
+        "--out",
+        str(out),
+        "--max-length",
+        str(MAX_POSITIONS),
+        "--batch-size",
+        "2",
+        "--epochs",
+        "2",
+    ]
+    assert main(argv) == 0
+    model = _model_dir(out, "reranker")
+    card = json.loads((model / "training.json").read_text(encoding="utf-8"))
+    assert card["steps"] > 0 and card["base"] == str(base) and card["pairs_used"] > 0
+    assert "loss" in (model / "MODEL_CARD.md").read_text(encoding="utf-8")
+
+    def settings(path: Path) -> OrchestratorSettings:
+        return OrchestratorSettings(
+            embedder_addr="e:1",
+            retriever_addr="r:1",
+            generator_addr="g:1",
+            reranker="cross_encoder",
+            reranker_model_path=str(path),
+            reranker_max_length=MAX_POSITIONS,
+        )
+
+    passages = [Passage(f"p{i}", text, 0.5, "d", "t", "s", 1, "local") for i, text in enumerate(PROSE)]
+    question = "what was the total revenue in 2019?"
+    trained, untrained = build_reranker(settings(model)), build_reranker(settings(base))
+    ranked = trained.rerank(question, passages)
+    assert sorted(r.passage.id for r in ranked) == ["p0", "p1"]
+    assert trained.score_texts(question, PROSE) != untrained.score_texts(question, PROSE)  # weights moved
+
+
+def test_trained_encoder_is_served_by_the_embedder_backend(pairs_file: Path, shared_data: Path, tmp_path: Path) -> None:
+    from weaverbird_embedder.backends.sentence_transformers_backend import SentenceTransformersBackend
+
+    base = build_tiny_bi_encoder(tmp_path / "base")
+    out = tmp_path / "models"
+    argv = [
+        "train",
+        "--data",
+        str(shared_data),
+        "encoder",
+        "--pairs",
+        str(pairs_file),
+        "--base",
+        str(base),
+        "--out",
+        str(out),
+        "--max-length",
+        "32",
+        "--batch-size",
+        "4",
+    ]
+    assert main(argv) == 0
+    model = _model_dir(out, "encoder")
+    assert json.loads((model / "training.json").read_text(encoding="utf-8"))["hard_negatives_per_query"] == 1
+    vectors = SentenceTransformersBackend(str(model)).embed(PROSE, "passage")
+    assert vectors.shape[0] == 2 and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+
+
+def test_training_refuses_data_holding_a_planted_evaluation_question(
+    pairs_file: Path, shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = pairs_file.read_text(encoding="utf-8").splitlines()
+    planted = json.loads(rows[0])
+    planted["query"] = "What was the total revenue in 2019 ?"  # a near copy of the TAT-QA question
+    leaky = tmp_path / "leaky.jsonl"
+    leaky.write_text("\n".join([*rows, json.dumps(planted)]) + "\n", encoding="utf-8")
+    base = build_tiny_cross_encoder(tmp_path / "base")
+    out = tmp_path / "models"
+    argv = [
+        "train",
+        "--data",
+        str(shared_data),
+        "reranker",
+        "--pairs",
+        str(leaky),
+        "--base",
+        str(base),
+        "--out",
+        str(out),
+        "--max-length",
+        str(MAX_POSITIONS),
+    ]
+    assert main(argv) == 2
+    assert "evaluation questions or near copies" in capsys.readouterr().err
+    assert not out.exists()

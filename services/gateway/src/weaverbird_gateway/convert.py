@@ -62,6 +62,8 @@ def ask_request(body: schemas.AskBody) -> orchestrator_pb2.AskRequest:
         fields["max_rounds"] = body.max_rounds
     if body.chart is not None:
         fields["chart"] = body.chart
+    if body.facts is not None:
+        fields["facts"] = body.facts
     if body.task is not None:
         fields["task"] = TASKS[body.task]
     if body.json_keys:

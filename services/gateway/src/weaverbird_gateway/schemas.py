@@ -81,6 +81,11 @@ class AskBody(_Strict):
     chart: bool | None = Field(
         None, description="Whether an analysis draws a chart; unset = only when the question asks for one."
     )
+    facts: bool | None = Field(
+        None,
+        description="Whether a figure or metric question may be answered from the KB's statement facts, computed "
+        "without the model; unset = the deployment default.",
+    )
 
 
 class DocumentMeta(_Strict):

@@ -171,3 +171,15 @@ def test_training_refuses_data_holding_a_planted_evaluation_question(
     assert main(argv) == 2
     assert "evaluation questions or near copies" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_time_budget_stops_training_and_the_card_says_how_far_it_got() -> None:
+    import torch
+    from weaverbird_cli.train.loop import run
+
+    weight = torch.nn.Parameter(torch.ones(1))
+    batches = [[object()]] * 5
+    full = run([weight], batches, lambda _: (weight - 3) ** 2, lr=0.1, epochs=1, seed=0)
+    assert full["steps"] == 5 and full["loss_last"] < full["loss_first"]
+    cut = run([weight], batches, lambda _: (weight - 3) ** 2, lr=0.1, epochs=1, seed=0, max_seconds=0)
+    assert cut["steps"] == 0 and cut["steps_planned"] == 5 and cut["loss_last"] is None

@@ -52,11 +52,13 @@ def run(
             break
     tenth = max(1, len(losses) // 10)
     curve = [sum(losses[i : i + tenth]) / len(losses[i : i + tenth]) for i in range(0, len(losses), tenth)]
+    first, last = (round(curve[0], 4), round(curve[-1], 4)) if curve else (None, None)
     return {
-        "steps": steps,
+        "steps": len(losses),
+        "steps_planned": steps,
         "seconds": round(time.perf_counter() - start, 1),
-        "loss_first": round(curve[0], 4),
-        "loss_last": round(curve[-1], 4),
+        "loss_first": first,
+        "loss_last": last,
         "loss_curve": curve,
     }
 

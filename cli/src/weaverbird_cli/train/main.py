@@ -68,6 +68,7 @@ def _train(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         max_length=args.max_length,
         seed=args.seed,
+        max_seconds=args.max_seconds,
     )
     print(f"model written: {out}")
     return 0

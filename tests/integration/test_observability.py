@@ -122,7 +122,7 @@ def test_one_question_is_one_trace_across_four_services(
 ) -> None:
     seen_before = {s.trace_id for s in otlp_collector.spans()}
     question = "What was Harbor Bay Bank's net income in Q3 2024?"
-    orchestrator.Ask(orchestrator_pb2.AskRequest(question=question, max_tokens=8), timeout=300)
+    orchestrator.Ask(orchestrator_pb2.AskRequest(question=question, max_tokens=8, facts=False), timeout=300)
     deadline = time.monotonic() + 30
     while True:
         roots = [

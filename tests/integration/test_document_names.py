@@ -78,7 +78,7 @@ def test_a_path_an_older_ingester_stored_is_shown_relative(
             .values
         )
     payload = common_pb2.ChunkPayload(
-        document_id="0123456789abcdef", title="Legacy\x00 note", source="/work/main/demo/kb/legacy-note.md"
+        document_id="fedcba9876543210", title="Legacy\x00 note", source="/work/main/demo/kb/legacy-note.md"
     )
     with grpc.insecure_channel(stack.config.addr("retriever")) as channel:
         retriever_pb2_grpc.RetrieverServiceStub(channel).Upsert(
@@ -87,7 +87,7 @@ def test_a_path_an_older_ingester_stored_is_shown_relative(
             ),
             timeout=60,
         )
-    listed = _listed(ingester, "0123456789abcdef")
+    listed = _listed(ingester, "fedcba9876543210")
     assert (listed.source, listed.title) == ("demo/kb/legacy-note.md", "Legacy note")
-    got = ingester.GetDocument(ingester_pb2.IngesterServiceGetDocumentRequest(document_id="0123456789abcdef"))
+    got = ingester.GetDocument(ingester_pb2.IngesterServiceGetDocumentRequest(document_id="fedcba9876543210"))
     assert got.document.source == "demo/kb/legacy-note.md"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -97,7 +98,9 @@ class CatalogCache:
                 if self._ttl_s <= 0 or not self._read_once:  # another request may have read it meanwhile
                     await self._refresh()
         if self._ttl_s > 0 and self._task is None:
-            self._task = asyncio.create_task(self._run(), name="catalog-refresh")
+            # A fresh context: the task would otherwise inherit the first caller's deadline (a context
+            # variable, deadline.py) and every refresh after that deadline would fail.
+            self._task = asyncio.create_task(self._run(), name="catalog-refresh", context=contextvars.Context())
         return self._catalog
 
     def invalidate(self) -> None:

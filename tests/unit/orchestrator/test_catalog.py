@@ -108,3 +108,24 @@ async def test_zero_ttl_reads_every_time(ttl: float) -> None:
     await cache.get()
     await cache.get()
     assert reader.calls == 2
+
+
+async def test_the_background_refresh_does_not_inherit_the_first_callers_deadline() -> None:
+    from weaverbird_orchestrator.deadline import caller_deadline, time_left
+
+    seen: list[float | None] = []
+
+    class _DeadlineReader(_Reader):
+        async def __call__(self) -> Catalog:
+            seen.append(time_left())
+            return await super().__call__()
+
+    reader = _DeadlineReader()
+    cache = CatalogCache(reader, ttl_s=3600)
+    with caller_deadline(30.0):  # the question that happens to start the refresh task
+        await cache.get()
+    cache.invalidate()
+    await _until(lambda: reader.calls == 2)
+    assert seen[0] is not None  # the first read ran under the question's deadline
+    assert seen[1] is None  # the background read runs under none: a past deadline would fail every read
+    await cache.aclose()

@@ -628,5 +628,11 @@ def chunk_document(doc: Document, target_tokens: int = 250, max_tokens: int = 40
 def embedding_text(doc: Document, chunk: Chunk) -> str:
     """What gets embedded: the chunk under its title and heading, so a bare table row still says
     which company and section it belongs to. The stored text stays the chunk alone."""
-    context = " / ".join(part for part in (doc.title, chunk.heading) if part)
-    return f"{context}\n{chunk.text}" if context else chunk.text
+    return titled_text(doc.title, chunk.heading, chunk.text)
+
+
+def titled_text(title: str, heading: str, text: str) -> str:
+    """A passage under its title and heading: what retrieval embeds, what the reranker is trained on and
+    reads when served (one function, so the three never drift apart)."""
+    context = " / ".join(part for part in (title, heading) if part)
+    return f"{context}\n{text}" if context else text

@@ -1,0 +1,119 @@
+"""The answer step of a lookup: one cited answer streamed from the generator and checked for figures no
+passage supports, or the refusal when the gate found no evidence to answer from."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+
+from weaverbird_common import telemetry
+
+from weaverbird_orchestrator.citations import cited_numbers
+from weaverbird_orchestrator.clock import ms_since
+from weaverbird_orchestrator.domain import AskParams, GenerationDone, PromptPrepared, Retrieval
+from weaverbird_orchestrator.events import (
+    AskEvent,
+    CitationsEvent,
+    DoneEvent,
+    FurtherReadingEvent,
+    TaskExtras,
+    TokenEvent,
+)
+from weaverbird_orchestrator.figure_guard import FigureGuard
+from weaverbird_orchestrator.flow.ports import Peers
+from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer, recite
+from weaverbird_orchestrator.settings import OrchestratorSettings
+
+log = logging.getLogger(__name__)
+
+
+async def refuse(params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+    """A small model answers anyway, from the wrong company's or year's figures. Say so instead,
+    without a model call, and offer every retrieved passage as further reading."""
+    decision = retrieval.decision
+    yield TokenEvent(INSUFFICIENT.get(params.language, INSUFFICIENT["en"]))
+    yield CitationsEvent([], set())
+    yield FurtherReadingEvent(list(retrieval.ranked))
+    decision.timings.total_ms = ms_since(start)
+    telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
+    yield DoneEvent(
+        generation=GenerationDone("refused", 0, 0, ""),
+        decision=decision,
+        conversation_id=params.conversation_id,
+        answer_check="refused",
+        task=params.task,
+    )
+
+
+class AnswerStream:
+    """Streams the generator's answer over the top J passages, holding figures back under "replace"."""
+
+    def __init__(self, peers: Peers, settings: OrchestratorSettings) -> None:
+        self._peers = peers
+        self._s = settings
+
+    async def answer(
+        self,
+        params: AskParams,
+        retrieval: Retrieval,
+        start: float,
+        *,
+        extras: TaskExtras | None = None,
+    ) -> AsyncIterator[AskEvent]:
+        """One cited answer over the top J passages, streamed, checked for unsupported figures."""
+        decision = retrieval.decision
+        context = retrieval.for_model()
+        insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
+        answer: list[str] = []
+        # Under "replace" nothing from the first figure on is streamed before the check below passes it.
+        guard = FigureGuard() if self._s.numeric_check_policy == "replace" else None
+        gen_start = time.perf_counter()
+        done: GenerationDone | None = None
+        async for item in self._peers.generate(
+            params.question, context, params.language, params.temperature, params.max_tokens
+        ):
+            if isinstance(item, GenerationDone):
+                done = item
+                continue
+            if isinstance(item, PromptPrepared):
+                yield item
+                continue
+            if not answer:
+                decision.timings.first_token_ms = ms_since(gen_start)
+            answer.append(item)
+            shown = guard.feed(item) if guard else item
+            if shown:
+                yield TokenEvent(shown)
+        decision.timings.generate_ms = ms_since(gen_start)
+        decision.timings.total_ms = ms_since(start)
+
+        text = "".join(answer)
+        sources = [f"{p.title}\n{p.heading}\n{p.text}" for p in context]
+        # Every figure must come from a passage the answer cites (all given passages if it cites none).
+        check = check_answer(text, sources)
+        if check.result == "unsupported" and guard is not None:
+            # The right figure with the wrong [n]: point the citation at the passage holding it, if the
+            # marker is still held back, rather than withhold a right figure or show a wrong source.
+            fixed = recite(text, sources, editable_from=guard.released)
+            if fixed is not None:
+                log.info("citations re-pointed to the passages holding the figures: %r -> %r", text, fixed)
+                text, check = fixed, check_answer(fixed, sources)
+        cited = {n for n in cited_numbers(text) if 1 <= n <= len(context)}
+        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
+        if guard and (rest := guard.finish(supported=not replace, text=text)):
+            yield TokenEvent(rest)
+        yield CitationsEvent(context, cited)
+        yield FurtherReadingEvent(retrieval.further_reading())
+        yield DoneEvent(
+            generation=done or GenerationDone("unknown", 0, 0, ""),
+            decision=decision,
+            conversation_id=params.conversation_id,
+            answer_check=check.result,
+            unsupported_numbers=check.unsupported,
+            answer_cites_passages=check.cited,
+            replacement=insufficient if replace else "",
+            task=params.task,
+            extras=extras or TaskExtras(),
+        )

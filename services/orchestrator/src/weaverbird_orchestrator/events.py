@@ -14,9 +14,7 @@ from weaverbird_orchestrator.domain import (
     Task,
 )
 from weaverbird_orchestrator.numeric_check import AnswerCheck
-from weaverbird_orchestrator.tasks.calculation import CalculationOutcome
-from weaverbird_orchestrator.tasks.chart import ChartSpec
-from weaverbird_orchestrator.tasks.extraction import ExtractionOutcome
+from weaverbird_orchestrator.outcomes import CalculationOutcome, ChartSpec, ExtractionOutcome
 
 
 @dataclass(frozen=True)

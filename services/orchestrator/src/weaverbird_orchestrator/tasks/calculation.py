@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
 
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
+from weaverbird_orchestrator.outcomes import CURRENCY, SCALE_NAMES, CalcFigure, CalculationOutcome
 from weaverbird_orchestrator.tasks.formula import (
     FormulaError,
     divides,
@@ -34,40 +34,6 @@ _FIGURE_LINE = re.compile(
     r"[\[【]\s*(?P<passage>\d+)\s*[\]】]\s*\.?\s*$"
 )
 _FORMULA_LINE = re.compile(r"^\s*\**(?:formula|公式|算式|计算)\**\s*[:：=]\s*(?P<formula>.+?)\s*$", re.IGNORECASE)
-_CURRENCY = re.compile(r"(US\$|HK\$|\$|¥|￥|€|£|USD|HKD|RMB|CNY|EUR|GBP|JPY|元|美元|港元)")
-_SCALE_NAMES = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion", 1e4: "万", 1e8: "亿"}
-
-
-@dataclass(frozen=True)
-class CalcFigure:
-    letter: str
-    label: str
-    text: str  # as the model copied it from the passage
-    passage: int
-    value: float  # in units of `scale`
-    scale: float
-    percent: bool
-
-    @property
-    def unit(self) -> str:
-        if self.percent:
-            return "%"
-        currency = _CURRENCY.search(self.text)
-        scale = _SCALE_NAMES.get(self.scale, "")
-        return " ".join(x for x in (currency.group(1) if currency else "", scale) if x)
-
-
-@dataclass(frozen=True)
-class CalculationOutcome:
-    figures: tuple[CalcFigure, ...] = ()
-    formula: str = ""
-    result: float | None = None
-    unit: str = ""
-    result_text: str = ""
-    answer: str = ""
-    error: str = ""  # non-empty: no verified calculation (the reason)
-    raw: str = ""  # the model's output as written
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
 
 def parse_output(text: str) -> tuple[list[tuple[str, str, str, int]], str]:
@@ -133,7 +99,7 @@ def to_one_scale(figures: Sequence[CalcFigure]) -> tuple[dict[str, float], float
         scale = f.scale if f.scale != 1.0 or f.percent else target
         values[f.letter] = f.value * scale / target if not f.percent else f.value
         if scale != target:
-            notes.append(f"{f.letter} converted to {_SCALE_NAMES.get(target, 'units')}")
+            notes.append(f"{f.letter} converted to {SCALE_NAMES.get(target, 'units')}")
     return values, target, notes
 
 
@@ -147,7 +113,7 @@ def check_units(figures: Sequence[CalcFigure], formula: str) -> str:
         return "the formula adds or subtracts a percentage and an amount"
     if scales_by_100(formula) and not is_ratio(formula) and not all(f.percent for f in used):
         return "the formula multiplies an amount by 100: only a ratio of figures makes a percentage"
-    currencies = {c.group(1).upper() for f in used if not f.percent and (c := _CURRENCY.search(f.text))}
+    currencies = {c.group(1).upper() for f in used if not f.percent and (c := CURRENCY.search(f.text))}
     currencies = {
         {"$": "USD", "US$": "USD", "美元": "USD", "元": "RMB", "CNY": "RMB", "￥": "RMB"}.get(c, c) for c in currencies
     }
@@ -171,8 +137,8 @@ def result_unit(figures: Sequence[CalcFigure], formula: str, scale: float) -> st
         # A difference of percentages is in percentage points; a sum or an average is a percentage.
         return "percentage points" if "-" in normalise_formula(formula) else "%"
     amount = next((f for f in used if not f.percent), used[0])
-    currency = _CURRENCY.search(amount.text)
-    return " ".join(x for x in (currency.group(1) if currency else "", _SCALE_NAMES.get(scale, "")) if x)
+    currency = CURRENCY.search(amount.text)
+    return " ".join(x for x in (currency.group(1) if currency else "", SCALE_NAMES.get(scale, "")) if x)
 
 
 def figures_header(language: str) -> str:

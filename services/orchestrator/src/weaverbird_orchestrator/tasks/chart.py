@@ -19,6 +19,7 @@ from typing import Any
 
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import Figure, answer_figures, mentions
+from weaverbird_orchestrator.outcomes import ChartSeries, ChartSpec
 from weaverbird_orchestrator.tasks.extraction import (
     first_json_object,
     in_labelled_row,
@@ -34,28 +35,6 @@ from weaverbird_orchestrator.tasks.llm import Generator, complete
 CHART_TYPES = ("bar", "line", "pie")
 MAX_CATEGORIES = 40
 MIN_CATEGORIES = 2  # one bar or one point is a figure, not a chart
-
-
-@dataclass(frozen=True)
-class ChartSeries:
-    """Mirrors proto ChartSeries: one value per category, and the passages (1-based) they come from."""
-
-    name: str
-    values: tuple[float, ...]
-    passages: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class ChartSpec:
-    """Mirrors proto ChartSpec."""
-
-    type: str  # "bar" | "line" | "pie"
-    title: str
-    categories: tuple[str, ...]
-    series: tuple[ChartSeries, ...]
-    x_label: str = ""
-    y_label: str = ""
-    unit: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Any
 
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer, mentions
+from weaverbird_orchestrator.outcomes import ExtractionOutcome
 from weaverbird_orchestrator.tasks.llm import Generator, complete
 
 # ---------------------------------------------------------------------------------------------
@@ -136,21 +137,6 @@ def first_json_object(text: str) -> ParsedJson:
 # ---------------------------------------------------------------------------------------------
 # Validation
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ExtractionOutcome:
-    json: str  # the validated document (keys as requested); "" when nothing parsed
-    value: Any  # the parsed object, or None
-    valid: bool
-    missing_keys: tuple[str, ...]
-    errors: tuple[str, ...]  # why it is invalid
-    repaired: bool  # the first output was invalid and the repair call fixed it
-    keys: tuple[str, ...] = ()  # what was asked for
-    notes: tuple[str, ...] = ()  # what was tolerated or dropped on the way (never a reason to distrust)
-    null_keys: tuple[str, ...] = ()  # asked for, answered null: not in the passages
-    attempts: int = 1
-    raw: str = ""  # the model's last output as written
 
 
 def short(label: str, limit: int = 40) -> str:

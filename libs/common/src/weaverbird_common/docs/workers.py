@@ -4,7 +4,7 @@ A thread cannot be stopped: an HTML or PDF parse stuck in lxml or pypdf would ke
 long after the caller gave up (a 5 MB page of nested markup ran 30-40 s past a 20 s deadline).
 A process can be killed, so every parse runs in one, and the parent only waits `timeout_s`.
 Workers are reused between calls (importing trafilatura and pypdf costs about a second). They are
-fresh interpreters (`python -m weaverbird_common.docs.workers FD`), not forks: forking a
+fresh interpreters (`python -m weaverbird_common.docs.workers_main FD`), not forks: forking a
 multi-threaded gRPC process is unsafe, and multiprocessing's spawn/forkserver would re-import the
 service's __main__ in every worker.
 
@@ -49,11 +49,14 @@ class WorkerCancelled(Exception):
     """The caller cancelled the call (its client went away); its worker, if it had one, was killed."""
 
 
+# What a worker process runs (named, not imported: it imports the loaders, which import this module).
+_ENTRY_MODULE = "weaverbird_common.docs.workers_main"
+
 # How often a waiting or running call looks at its cancel event.
 _CANCEL_POLL_S = 0.05
 
 
-def _serve(conn: Connection) -> None:
+def serve(conn: Connection) -> None:
     """Worker loop: run (fn, args, kwargs) and send back (ok, value) until the parent goes away."""
     # Ctrl-C in a terminal reaches the whole process group; the parent decides when workers stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -91,7 +94,7 @@ class _Worker:
         ours, theirs = socket.socketpair()
         with ours, theirs:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(theirs.fileno())],
+                [sys.executable, "-m", _ENTRY_MODULE, str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
             )
@@ -277,10 +280,3 @@ def shared_pool(size: int) -> WorkerPool:
         if _pool is None:
             _pool = WorkerPool(size)
         return _pool
-
-
-if __name__ == "__main__":
-    # Loaded before the first request, so the first parse does not pay for the imports.
-    import weaverbird_common.docs.loaders  # noqa: F401
-
-    _serve(Connection(int(sys.argv[1])))

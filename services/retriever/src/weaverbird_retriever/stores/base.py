@@ -12,14 +12,15 @@ import numpy.typing as npt
 
 from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, density_field
 
+# Re-exported: the search options are part of the contract (defined apart so figures can read them).
+from weaverbird_retriever.stores.search_options import FilterValue as FilterValue
+from weaverbird_retriever.stores.search_options import FusionKind as FusionKind
+from weaverbird_retriever.stores.search_options import SearchMode as SearchMode
+from weaverbird_retriever.stores.search_options import SearchOptions as SearchOptions
+
 Vector = Sequence[float] | npt.NDArray[np.floating]
 PayloadValue = str | int | float | list[str]
-FilterValue = str | int
 
-# Which legs a search runs: dense (cosine HNSW), lexical (sparse BM25) or both fused in the store.
-SearchMode = Literal["dense", "lexical", "hybrid"]
-# How the two legs of a hybrid search are merged: reciprocal rank or distribution-based score fusion.
-FusionKind = Literal["rrf", "dbsf"]
 # Reciprocal rank fusion: score = sum over legs of 1 / (RRF_K - 1 + rank / weight), rank from 1 (Qdrant's
 # weighted RRF: a weight stretches or shrinks the leg's ranks). 60 is Cormack et al.'s k; every backend
 # is given it explicitly so they all rank alike. Beware: at k = 60 a large weight flattens its leg (all
@@ -118,38 +119,6 @@ class StoredPoint:
     id: str
     text: str
     payload: dict[str, PayloadValue]
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """How to search: the mode, the query text for the lexical leg, and the fusion of the two legs.
-
-    prefetch: candidates each leg hands to the fusion (at least k).
-    lexical_weight: weight of the lexical leg against the dense leg's 1. DBSF: a whole number, the
-    lexical leg's normalised scores count that many times (see lexical_copies). RRF: its ranks are
-    divided by it (see RRF_K for what that does at k = 60).
-    """
-
-    mode: SearchMode = "dense"
-    text: str = ""
-    fusion: FusionKind = "dbsf"
-    prefetch: int = 50
-    lexical_weight: float = 1.0
-    # Hybrid questions also search the glossary concepts they name (lexical.LexicalEncoder.query); off
-    # only to measure what that adds.
-    concepts: bool = True
-    # Payload values no hit may have, e.g. {"origin": "web"}; the evaluation leaves a filing out this way.
-    exclude: Mapping[str, FilterValue] = field(default_factory=dict)
-    # Hybrid mode: each of the fusion's first max(k, prefetch) candidates gains figure_weight times its
-    # number density before the cut to k, in the store's score formula, unless the question asks for a
-    # description (figures.py). 0 = the fusion's order.
-    figure_weight: float = 0.0
-
-    @property
-    def expands_concepts(self) -> bool:
-        """Whether the lexical query adds the question's concepts: hybrid questions only; lexical mode
-        stays a literal look-up."""
-        return self.mode == "hybrid" and self.concepts
 
 
 @dataclass(frozen=True)

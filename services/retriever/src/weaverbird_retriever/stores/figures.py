@@ -15,10 +15,8 @@ weight was chosen on the tuning halves of all three.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # base imports number_density for the payload: no import cycle at run time
-    from weaverbird_retriever.stores.base import SearchOptions
+from weaverbird_retriever.stores.search_options import SearchOptions
 
 # The payload field holding a chunk's number density (written at upsert, read by the score formula).
 FIGURE_DENSITY_KEY = "figure_density"

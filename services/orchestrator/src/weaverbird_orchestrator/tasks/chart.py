@@ -20,8 +20,8 @@ from typing import Any
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import Figure, answer_figures, mentions
 from weaverbird_orchestrator.outcomes import ChartSeries, ChartSpec
-from weaverbird_orchestrator.tasks.extraction import (
-    first_json_object,
+from weaverbird_orchestrator.tasks.extraction import first_json_object
+from weaverbird_orchestrator.tasks.grounding import (
     in_labelled_row,
     names,
     number_text,

@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 PROTO_OUT := libs/common/src
 TORCH_PIP_ARGS ?=
 
-.PHONY: help install proto test unit integration lint run models bench bench-quick bench-components eval clean
+.PHONY: help install proto test unit integration lint run models bench bench-quick bench-components eval clean images
 
 help:
 	@echo "make run    - install, load the demo knowledge base, start all services, print how to ask"
@@ -62,6 +62,15 @@ models: install
 
 run: install models
 	$(BIN)/weaverbird up
+
+# Every image the chart uses, from the one root Dockerfile (needs Docker; see its header for the variants).
+IMAGE_TAG ?= 0.1.0
+images:
+	set -e; for svc in embedder retriever orchestrator ingester gateway; do \
+		docker build --build-arg SERVICE=$$svc -t weaverbird/$$svc:$(IMAGE_TAG) .; done
+	docker build --build-arg SERVICE=generator -t weaverbird/generator-llamacpp:$(IMAGE_TAG) .
+	docker build --build-arg SERVICE=generator --target endpoint -t weaverbird/generator:$(IMAGE_TAG) .
+	docker build --build-arg SERVICE=embedder --target ray -t weaverbird/embedder-ray:$(IMAGE_TAG) .
 
 bench: install models
 	$(BIN)/python -m benchmarks.suite

@@ -1,4 +1,4 @@
-"""`weaverbird train data | reranker | encoder` (argparse; heavy imports only inside each command)."""
+"""`weaverbird train data | reranker | encoder | export` (argparse; heavy imports only inside each command)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,20 @@ def _train(args: argparse.Namespace) -> int:
         max_seconds=args.max_seconds,
     )
     print(f"model written: {out}")
+    if args.command == "reranker" and args.export_onnx:
+        return _export_dir(out)
+    return 0
+
+
+def _export_dir(model: Path, int8: bool = True) -> int:
+    from weaverbird_cli.train.export import export_cross_encoder
+
+    try:
+        out = export_cross_encoder(model, int8=int8)
+    except (ImportError, OSError, ValueError) as exc:
+        print(f"error: ONNX export of {model} failed: {exc}", file=sys.stderr)
+        return 2
+    print(f"onnx written: {out} (serve it with ORCHESTRATOR_RERANKER=onnx_cross_encoder)")
     return 0
 
 
@@ -101,9 +115,17 @@ def main(argv: list[str]) -> int:
         p.add_argument("--batch-size", type=int, default=batch)
         p.add_argument("--max-seconds", type=float, help="stop training after this long and save what was learnt")
         p.add_argument("--max-length", type=int, default=length, help="tokens per input (pair for the reranker)")
+    sub.choices["reranker"].add_argument(
+        "--export-onnx", action="store_true", help="then export it to ONNX, fp32 and int8 (see `train export`)"
+    )
+    p_export = sub.add_parser("export", help="a cross-encoder directory to ONNX (fp32) and int8, under <model>/onnx")
+    p_export.add_argument("--model", type=Path, required=True, help="a `train reranker` output (or any cross-encoder)")
+    p_export.add_argument("--no-int8", action="store_true", help="skip the dynamically quantised int8 copy")
     args = parser.parse_args(argv)
     if args.command == "data":
         return _data(args)
+    if args.command == "export":
+        return _export_dir(args.model, int8=not args.no_int8)
     if args.base is None:
         from weaverbird_cli.train.models import packaged_minilm
 

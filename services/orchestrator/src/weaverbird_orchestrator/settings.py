@@ -139,7 +139,7 @@ class OrchestratorSettings(BaseServiceSettings):
         "event and returned by the unary Ask). Default replace, by measurement (README, Answers): on 40 "
         "FinanceBench questions it withheld 13 answers with unsupported figures at the cost of 1 correct one.",
     )
-    reranker: Literal["none", "cross_encoder", "embedder"] = Field(
+    reranker: Literal["none", "cross_encoder", "onnx_cross_encoder", "embedder"] = Field(
         "none",
         description="Reorders the retrieved candidates before the top J go to the model: none, a local "
         "CrossEncoder (GPU hosts), or cosine under a second embedder loaded here. Passage scores (and so "
@@ -153,6 +153,15 @@ class OrchestratorSettings(BaseServiceSettings):
     rerank_candidates: int = Field(20, ge=1, description="Top retrieved passages the reranker re-scores.")
     reranker_batch_size: int = Field(16, ge=1, description="Pairs (or passages) per reranker forward pass.")
     reranker_max_length: int = Field(512, ge=8, description="Token limit of one cross_encoder pair; longer truncated.")
+    reranker_onnx_variant: Literal["int8", "fp32"] = Field(
+        "int8", description="Which export the onnx_cross_encoder loads (`weaverbird train export` writes both)."
+    )
+    reranker_budget_ms: int = Field(
+        0,
+        ge=0,
+        description="onnx_cross_encoder: stop scoring after the batch that passes this many ms; the rest "
+        "keep their retrieval order after the scored ones (0: no bound).",
+    )
 
     task_routing: Literal["rules", "llm", "off"] = Field(
         "rules",

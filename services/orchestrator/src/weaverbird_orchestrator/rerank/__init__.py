@@ -1,7 +1,8 @@
 """Reranking stage: reorders the retrieved candidates before the top J go to the model.
 
 Backends: `none` (identity, the CPU default), `cross_encoder` (a local sentence-transformers
-CrossEncoder, for GPU hosts), `embedder` (cosine under a second, stronger embedding model loaded in
+CrossEncoder, for GPU hosts), `onnx_cross_encoder` (a `weaverbird train export` model on ONNX Runtime,
+int8, for CPU hosts), `embedder` (cosine under a second, stronger embedding model loaded in
 this process). The cosine in `Passage.score` is never replaced: the route gate keeps using it.
 """
 
@@ -21,7 +22,7 @@ from weaverbird_orchestrator.rerank.base import (
     order_by_scores,
 )
 
-RERANKER_NAMES: tuple[str, ...] = ("none", "cross_encoder", "embedder")
+RERANKER_NAMES: tuple[str, ...] = ("none", "cross_encoder", "onnx_cross_encoder", "embedder")
 
 __all__ = [
     "RERANKER_NAMES",
@@ -52,6 +53,16 @@ def build_reranker(settings: Any) -> Reranker:
             device=settings.reranker_device,
             batch_size=settings.reranker_batch_size,
             max_length=settings.reranker_max_length,
+        )
+    if name == "onnx_cross_encoder":
+        from weaverbird_orchestrator.rerank.onnx_cross_encoder import OnnxCrossEncoderReranker
+
+        return OnnxCrossEncoderReranker(
+            settings.reranker_model_path,
+            variant=settings.reranker_onnx_variant,
+            batch_size=settings.reranker_batch_size,
+            max_length=settings.reranker_max_length,
+            budget_ms=settings.reranker_budget_ms,
         )
     if name == "embedder":
         from weaverbird_embedder.backends import BackendUnavailable, build_backend

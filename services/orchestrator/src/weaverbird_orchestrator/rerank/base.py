@@ -51,10 +51,14 @@ class ScoringReranker:
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         raise NotImplementedError
 
+    def passage_text(self, passage: Passage) -> str:
+        """What the model reads of a passage (cross-encoders: under its title and heading, as trained)."""
+        return passage.text
+
     def rerank(self, question: str, passages: Sequence[Passage]) -> list[Reranked]:
         if not passages:
             return []
-        return order_by_scores(passages, self.score_texts(question, [p.text for p in passages]))
+        return order_by_scores(passages, self.score_texts(question, [self.passage_text(p) for p in passages]))
 
 
 class NoReranker:

@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from weaverbird_common.docs.chunker import titled_text
+
+from weaverbird_orchestrator.domain import Passage
 from weaverbird_orchestrator.rerank.base import RerankerUnavailable, ScoringReranker
 
 
@@ -39,6 +42,9 @@ class CrossEncoderReranker(ScoringReranker):
         self.batch_size = batch_size
         self.max_length = max_length
         self._lock = threading.Lock()  # one forward pass at a time: concurrent ones only contend for the device
+
+    def passage_text(self, passage: Passage) -> str:
+        return titled_text(passage.title, passage.heading, passage.text)  # as `weaverbird train reranker` saw it
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         if not texts:

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from weaverbird_common.periods import prefer_period, years_named
+from weaverbird_common.periods import (
+    PERIOD_TOKEN_RE,
+    QUARTER_RE,
+    YEAR_RE,
+    asked_periods,
+    full_year,
+    prefer_period,
+    quarter_number,
+    with_year_digits,
+    years_named,
+)
 
 
 def test_years_named_reads_filing_forms_and_skips_money() -> None:
@@ -21,3 +31,26 @@ def test_prefer_period_moves_only_passages_about_other_years() -> None:
     ranked = prefer_period(passages, 2024, lambda p: p)
     assert ranked == [passages[1], passages[2], passages[0], passages[3]]
     assert prefer_period(passages, 2025, lambda p: p)[0] == passages[0]
+
+
+def test_asked_periods_reads_a_quarters_year_once_in_either_language() -> None:
+    years, quarters = asked_periods("Revenue in 2Q23 versus Q4 FY2022?")
+    assert sorted(years) == [2022, 2023] and sorted(quarters) == [2, 4]
+    assert asked_periods("2023年第三季度 营收, fiscal 21") == ([2021, 2023], [3])
+    assert asked_periods("$2024 million in 10年期国债") == ([], [])
+    assert asked_periods(with_year_digits("二〇二二年 second quarter")) == ([2022], [2])
+
+
+def test_year_and_quarter_readers_share_one_reading() -> None:
+    assert [m.group("y") or m.group("y2") for m in YEAR_RE.finditer("FY'21 to 2023, not 2,024 or $2025")] == [
+        "21",
+        "2023",
+    ]
+    assert [quarter_number(w) for w in ("3", "third", "3rd", "三")] == [3, 3, 3, 3]
+    assert full_year("1989") is None and full_year("1998") == 1998 and full_year("21") == 2021
+    assert QUARTER_RE.fullmatch("second fiscal quarter") and not QUARTER_RE.search("Q5")
+
+
+def test_a_period_token_is_never_a_name() -> None:
+    assert all(PERIOD_TOKEN_RE.match(t) for t in ("FY2023", "Q3'23", "H1 2023", "'23", "2023Q4", "FY 2023"))
+    assert not any(PERIOD_TOKEN_RE.match(t) for t in ("3M", "Q3", "AMD"))

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from weaverbird_common.dates import parse_iso
+from weaverbird_common.periods import PERIOD_TOKEN_RE
 from weaverbird_common.questions import normalize_company, short_company_name
 
 # Capitalised words that are not names: question words and the finance vocabulary of titles and
@@ -74,7 +75,6 @@ _PLACES = frozenset(
     """.split()
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9&.'\-]*")
-_PERIOD_TOKEN = re.compile(r"^(?:FY|Q[1-4]|H[12])?'?\d{2,4}(?:Q[1-4])?$", re.IGNORECASE)
 # Amounts: 5bn, 10m, 12.5%, 3x; but "3M" written in capitals and not after a currency sign is a name.
 _AMOUNT = re.compile(r"^\d+(?:[.,]\d+)*(?:[a-z%]+)?$")
 _SENTENCE_END = re.compile(r"[.?!:;\n]\s*$")
@@ -89,7 +89,7 @@ def name_candidates(question: str) -> list[str]:
     out: list[str] = []
     for match in _WORD.finditer(question):
         token = re.sub(r"(?:'s|’s|')$", "", match.group()).strip(".-'")
-        if len(token) < 2 or token.lower() in _NOT_NAMES or _PERIOD_TOKEN.match(token) or _AMOUNT.match(token):
+        if len(token) < 2 or token.lower() in _NOT_NAMES or PERIOD_TOKEN_RE.match(token) or _AMOUNT.match(token):
             continue
         if token[0].isdigit() and re.search(r"[$€£¥]\s*$", question[: match.start()]):
             continue  # $3M is money
@@ -183,7 +183,7 @@ def company_names(question: str) -> list[str]:
         j, start = i, match.start()
         while j >= 0 and len(run) < _NAME_WORDS:
             token = _POSSESSIVE.sub("", tokens[j].group()).strip(".-'")
-            if not token or not _capitalised(token) or token.lower() in _NOT_NAMES or _PERIOD_TOKEN.match(token):
+            if not token or not _capitalised(token) or token.lower() in _NOT_NAMES or PERIOD_TOKEN_RE.match(token):
                 break
             run.insert(0, token)
             start = tokens[j].start()

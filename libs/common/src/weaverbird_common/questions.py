@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from weaverbird_common.periods import asked_periods, with_year_digits
+
 # CJK ideographs (basic + extension A + compatibility). Kana/Hangul are left out on purpose:
 # the system only answers in English or Chinese, and Japanese kana should not count as Chinese.
 CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
@@ -170,39 +172,6 @@ def _find_companies(question: str, keys: Mapping[str, tuple[str, int]]) -> list[
     return ordered
 
 
-_ZH_DIGITS = {"〇": "0", "零": "0", "一": "1", "二": "2", "三": "3", "四": "4", "五": "5",
-              "六": "6", "七": "7", "八": "8", "九": "9"}  # fmt: skip
-_YEAR_PATTERNS = (
-    # FY2022, FY 2022, FY22, FY'22, fiscal 2022, fiscal year 2022
-    re.compile(r"\b(?:FY|fiscal(?:\s+year)?)\s*'?(?P<y>(?:19|20)\d{2}|\d{2})(?!\d)", re.IGNORECASE),
-    # 2022年, 2022财年, 2022年度. Two-digit "22年" is left out: "10年期国债" is a 10-year bond.
-    re.compile(r"(?<![\d.,$])(?P<y>(?:19|20)\d{2})\s*(?:财年|财政年度|年)"),
-    # A bare year; not money ($2022), not part of a longer number (2,022 / 2022.5 / 20225 / 2022,5); a
-    # comma after it is punctuation ("In 2023, what ...").
-    re.compile(r"(?<![\d.,$])(?P<y>(?:19|20)\d{2})(?![\d%]|[.,]\d)"),
-)
-_QUARTER_PATTERNS = (
-    # Q2, Q2'23, Q2'2023, Q2 2023, Q2FY24
-    re.compile(
-        r"(?<![A-Za-z])Q(?P<q>[1-4])(?:\s*(?:'|FY\s*)?(?P<y>(?:19|20)\d{2}|\d{2})(?!\d))?(?![0-9])", re.IGNORECASE
-    ),
-    # 2Q23, 2Q 2023, 3Q
-    re.compile(r"(?<![\w.])(?P<q>[1-4])Q(?:\s*'?(?P<y>(?:19|20)\d{2}|\d{2}))?(?!\w)", re.IGNORECASE),
-    re.compile(r"\b(?P<q>first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:fiscal\s+)?quarter", re.IGNORECASE),
-    # 第二季度, 第2季度, 二季度, 第三财季
-    re.compile(r"第?(?P<q>[一二三四1-4])(?:季度|财季|季)"),
-)
-_QUARTER_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4,
-                  "一": 1, "二": 2, "三": 3, "四": 4}  # fmt: skip
-_MIN_YEAR, _MAX_YEAR = 1990, 2100
-
-
-def _full_year(text: str) -> int | None:
-    """'2022' -> 2022, '22' -> 2022 (two-digit years in filings are always this century)."""
-    year = int(text) if len(text) == 4 else 2000 + int(text)
-    return year if _MIN_YEAR <= year <= _MAX_YEAR else None
-
-
 def filters_from_question(
     question: str,
     known_companies: Iterable[str],
@@ -220,31 +189,14 @@ def filters_from_question(
     one of them would hide the others.
     """
     # Chinese numerals in years (二〇二二年) become digits so the same patterns apply.
-    text = re.sub("[〇零一二三四五六七八九]{4}(?=年)", lambda m: "".join(_ZH_DIGITS[c] for c in m.group()), question)
+    text = with_year_digits(question)
     result: dict[str, Any] = {}
 
     companies = _find_companies(text, _company_keys(known_companies, aliases))
     if len(companies) == 1:
         result["company"] = companies[0]
 
-    years: list[int] = []
-    quarters: list[int] = []
-    spans: list[tuple[int, int]] = []  # text already read as a quarter, so "2Q23" is no year 23
-    for pattern in _QUARTER_PATTERNS:
-        for m in pattern.finditer(text):
-            q = m.group("q").lower()
-            quarters.append(_QUARTER_WORDS.get(q) or int(q))
-            y = m.groupdict().get("y")
-            if y and (full := _full_year(y)):
-                years.append(full)
-                spans.append(m.span())
-    for pattern in _YEAR_PATTERNS:
-        for m in pattern.finditer(text):
-            if any(start <= m.start("y") < end for start, end in spans):
-                continue
-            if full := _full_year(m.group("y")):
-                years.append(full)
-                spans.append(m.span())
+    years, quarters = asked_periods(text)
     if years:
         result["year"] = max(years)
     if quarters:

@@ -18,6 +18,7 @@ from datetime import date, timedelta
 
 from weaverbird_common.dates import latest_date
 from weaverbird_common.docs.metadata import canonical_company, metadata_from_filename
+from weaverbird_common.periods import DOCUMENT_YEAR_RE, EN_QUARTER_WORDS, YEAR_DIGITS, ZH_QUARTER_WORDS
 from weaverbird_common.questions import CJK_CLASS, CJK_RE, detect_language, normalize_company, short_company_name
 
 HEAD_CHARS = 3000  # about two pages: covers and release headlines sit there; keeps ingest O(1) per doc
@@ -102,7 +103,7 @@ def document_entities(text: str, filename: str = "", metadata: Mapping[str, obje
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH_NUMBER = {m.lower(): i + 1 for i, m in enumerate(_MONTHS.split("|"))}
-_DATE = rf"(?P<month>{_MONTHS})\s*(?P<day>\d{{1,2}})\s*,?\s*(?P<year>(?:19|20)\d{{2}})"
+_DATE = rf"(?P<month>{_MONTHS})\s*(?P<day>\d{{1,2}})\s*,?\s*(?P<year>{YEAR_DIGITS})"
 
 # An SEC filing's cover: the Commission's name in capitals, its zip code, or the registrant line.
 _COVER_RE = re.compile(r"SECURITIES AND EXCHANGE COMMISSION|\b20549\b|(?i:exact name of (?:the )?registrant)")
@@ -125,25 +126,24 @@ _NOT_TICKERS = frozenset({"LLC", "INC", "THE", "SHARE", "STOCK", "VALUE", "NOTES
 _LISTING_RE = re.compile(rf"\((?:NYSE|NASDAQ|Nasdaq)[A-Za-z ]*:\s*({_TICKER})\b[^)]{{0,40}}\)")
 _RELEASE_RE = re.compile(r"\b(?:reports?|reported|announces?|announced|posts?)\b[^.]{0,80}?\bresults\b", re.I)
 _HEADLINE_RE = re.compile(r"^(?P<name>[A-Z][\w&.,'’ -]{1,60}?)\s+(?:reports|announces|posts)\b", re.I)
-_Q_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
-_Q = "|".join(_Q_WORDS)
+_Q = "|".join(EN_QUARTER_WORDS)
 _RELEASE_PERIOD_RES = (
-    re.compile(rf"(?P<y>(?:19|20)\d{{2}})\s+(?P<q>{_Q})[- ]quarter", re.I),  # "2022 Fourth-Quarter"
+    re.compile(rf"(?P<y>{YEAR_DIGITS})\s+(?P<q>{_Q})[- ]quarter", re.I),  # "2022 Fourth-Quarter"
     # "First-Quarter 2023", "Fourth Quarter Fiscal 2022", "fourth quarter and full year 2022"
-    re.compile(rf"(?P<q>{_Q})[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(?P<y>(?:19|20)\d{{2}}))?", re.I),
-    re.compile(r"\bQ(?P<q>[1-4])\s*(?:FY\s*)?'?(?P<y>(?:19|20)\d{2})?\b"),
+    re.compile(rf"(?P<q>{_Q})[- ]quarter(?:\s+(?:of\s+)?(?:fiscal\s+(?:year\s+)?)?(?P<y>{YEAR_DIGITS}))?", re.I),
+    re.compile(rf"\bQ(?P<q>[1-4])\s*(?:FY\s*)?'?(?P<y>{YEAR_DIGITS})?\b"),
 )
-_FISCAL_YEAR_RE = re.compile(r"\b(?:fiscal|full[- ]year)\s+(?:year\s+)?(?P<y>(?:19|20)\d{2})\b", re.I)
-_YEAR_RE = re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})(?![\d.])")
+_FISCAL_YEAR_RE = re.compile(rf"\b(?:fiscal|full[- ]year)\s+(?:year\s+)?(?P<y>{YEAR_DIGITS})\b", re.I)
+_YEAR_RE = DOCUMENT_YEAR_RE
 
 _ZH_REPORT_RE = re.compile(
-    r"(?P<y>(?:19|20)\d{2})\s*年\s*(?:(?P<half>半年度|中期)|第?(?P<q>[一二三四1-4])季度|(?P<annual>年?度))报告"
+    rf"(?P<y>{YEAR_DIGITS})\s*年\s*(?:(?P<half>半年度|中期)|第?(?P<q>[一二三四1-4])季度|(?P<annual>年?度))报告"
 )
 _ZH_EARNINGS_RE = re.compile(r"业绩快报|业绩预告|业绩公告")
 _ZH_SHORT_RE = re.compile(rf"(?:证券|股票|公司|A股|股份)简称\s*[:：]\s*(?P<n>[*A-Za-z0-9{CJK_CLASS}]{{2,12}})")
 _ZH_CODE_RE = re.compile(r"(?:证券|股票|公司|A股|股份)代[码號号]\s*[:：]\s*(?P<c>\d{4,6})")
 _ZH_FULL_RE = re.compile(rf"(?P<n>[{CJK_CLASS}（）()]{{2,30}}?(?:股份有限公司|有限责任公司|有限公司))")
-_ZH_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4}
+_ZH_QUARTER = ZH_QUARTER_WORDS
 
 
 def _compact(text: str) -> str:
@@ -222,7 +222,7 @@ def _read_release(lines: list[str], flat: str, facts: _TextFacts) -> None:
     if hits:
         first = min(hits, key=lambda m: m.start())
         q = first.group("q").lower()
-        facts.quarter = _Q_WORDS.get(q) or int(q)
+        facts.quarter = EN_QUARTER_WORDS.get(q) or int(q)
         facts.year = int(first.group("y")) if first.group("y") else None
     if facts.year is None and (m := _FISCAL_YEAR_RE.search(head) or _YEAR_RE.search(head[:400])):
         facts.year = int(m.group("y"))

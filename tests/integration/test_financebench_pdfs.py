@@ -37,7 +37,7 @@ def test_pdf_filings_are_cited_by_document_and_page(stack: LocalStack, shared_da
             found += bool(cited & evidence)
         # Recall@5 on these four: 3/4 with USE alone, 2/4 with the served hybrid search (the Amcor EBITDA
         # page drops from 3rd to 6th). Over all 102 FinanceBench questions hybrid + catalog filters lift
-        # R@5 from 0.343 to 0.402 (README, Retrieval), so this small set only guards against a collapse.
+        # R@5 from 0.343 to 0.402 (docs/results/retrieval.md), so this small set only guards against a collapse.
         assert found >= len(questions) - 2, f"{found} of {len(questions)} questions retrieved their evidence page"
 
         pepsico = next(q for q in questions if q["doc_name"].startswith("PEPSICO"))

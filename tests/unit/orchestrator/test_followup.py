@@ -283,3 +283,9 @@ def test_every_shipped_follow_up_pair_is_recognised_as_one() -> None:
         assert history[0].role == "user" and row["gold"], row["id"]
         assert needs_rewrite(row["followup"], history, catalog), row["id"]
         assert rewrite_with_rules(row["followup"], history, catalog) != row["followup"], row["id"]
+
+
+def test_a_half_year_is_a_period_never_the_company() -> None:
+    # weaverbird_common.periods.PERIOD_TOKEN_RE: "H1 2023" used to replace the company ("H1 2023's revenue").
+    out = rewrite_with_rules("And for H1 2023?", _asked("What was Acme's revenue in FY2022?"), ["ACME"])
+    assert "H1 2023's" not in out and "Acme" in out

@@ -41,7 +41,7 @@ CONFIGS: dict[str, dict[str, str]] = {
     "full": {"GENERATOR_CONTEXT_BUDGET_TOKENS": "0", "GENERATOR_PROMPT_CACHE": "false"},
     "cache": {"GENERATOR_CONTEXT_BUDGET_TOKENS": "0", "GENERATOR_PROMPT_CACHE": "true"},
     "focused": {"GENERATOR_PROMPT_CACHE": "true"},  # the default budget
-    # Passage sources left out of the prompt: faster, answered worse (docs/results/latency.md, "With task routing").
+    # Passage sources left out of the prompt: faster, answered worse (docs/experiments.md, "With task routing").
     "focused-nosources": {"GENERATOR_PROMPT_CACHE": "true", "GENERATOR_PROMPT_SOURCES": "false"},
     # Weights repacked for the CPU at load: read prompts slower on this AVX2 box (benchmarks/prompt_reading.py).
     "focused-repacked": {"GENERATOR_PROMPT_CACHE": "true", "GENERATOR_LLAMA_REPACK": "true"},

@@ -6,38 +6,44 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from google.protobuf.descriptor import EnumDescriptor
+
 UNSPECIFIED = "unspecified"
 
 
-class ProtoEnum(Protocol):
-    """What the generated enum wrappers (common_pb2.Task, ...) offer."""
+class _GeneratedEnum(Protocol):
+    """A generated enum wrapper (common_pb2.Task, ...)."""
 
-    def Name(self, number: int) -> str: ...
-    def Value(self, name: str) -> int: ...
-    def values(self) -> list[int]: ...
+    DESCRIPTOR: EnumDescriptor
 
 
-def _prefix(enum: ProtoEnum) -> str:
+def _descriptor(enum: _GeneratedEnum | EnumDescriptor) -> EnumDescriptor:
+    return enum if isinstance(enum, EnumDescriptor) else enum.DESCRIPTOR
+
+
+def _prefix(enum: EnumDescriptor) -> str:
     # Every enum's zero value is <PREFIX>UNSPECIFIED (the proto lint rule ENUM_ZERO_VALUE_SUFFIX).
-    return enum.Name(0).removesuffix(UNSPECIFIED.upper())
+    return enum.values_by_number[0].name.removesuffix(UNSPECIFIED.upper())
 
 
-def short_name(enum: ProtoEnum, number: int, unknown: str = UNSPECIFIED) -> str:
+def short_name(enum: _GeneratedEnum | EnumDescriptor, number: int, unknown: str = UNSPECIFIED) -> str:
     """The value's short name; `unknown` for the zero value and for one this build does not know (a
     newer peer's)."""
-    if not number:
-        return unknown
-    try:
-        return enum.Name(number).removeprefix(_prefix(enum)).lower()
-    except ValueError:
-        return unknown
+    descriptor = _descriptor(enum)
+    value = descriptor.values_by_number.get(number) if number else None
+    return value.name.removeprefix(_prefix(descriptor)).lower() if value else unknown
 
 
-def numbers(enum: ProtoEnum) -> dict[str, int]:
+def numbers(enum: _GeneratedEnum | EnumDescriptor) -> dict[str, int]:
     """Short name -> value of every value but the zero one, in .proto order (the choices a user has)."""
-    return {short_name(enum, number): number for number in enum.values() if number}
+    descriptor = _descriptor(enum)
+    return {short_name(descriptor, v.number): v.number for v in descriptor.values if v.number}
 
 
-def number(enum: ProtoEnum, name: str) -> int:
+def number(enum: _GeneratedEnum | EnumDescriptor, name: str) -> int:
     """The value of a short name; ValueError when the enum has no such value."""
-    return enum.Value(_prefix(enum) + name.upper())
+    descriptor = _descriptor(enum)
+    value = descriptor.values_by_name.get(_prefix(descriptor) + name.upper())
+    if value is None:
+        raise ValueError(f"{descriptor.name} has no value {name!r}")
+    return value.number

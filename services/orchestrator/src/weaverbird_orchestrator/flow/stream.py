@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 from weaverbird_common import telemetry
 
+from weaverbird_orchestrator.answer_ending import closing_events, counted_and_withheld, evidence_texts
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, PromptPrepared, Retrieval
@@ -89,7 +90,7 @@ class AnswerStream:
         decision.timings.total_ms = ms_since(start)
 
         text = "".join(answer)
-        sources = [f"{p.title}\n{p.heading}\n{p.text}" for p in context]
+        sources = evidence_texts(context)
         # Every figure must come from a passage the answer cites (all given passages if it cites none).
         check = check_answer(text, sources)
         if check.result == "unsupported" and guard is not None:
@@ -100,20 +101,19 @@ class AnswerStream:
                 log.info("citations re-pointed to the passages holding the figures: %r -> %r", text, fixed)
                 text, check = fixed, check_answer(fixed, sources)
         cited = {n for n in cited_numbers(text) if 1 <= n <= len(context)}
-        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
-        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
+        replace = counted_and_withheld(check, self._s.numeric_check_policy)
         if guard and (rest := guard.finish(supported=not replace, text=text)):
             yield TokenEvent(rest)
-        yield CitationsEvent(context, cited)
-        yield FurtherReadingEvent(retrieval.further_reading())
-        yield DoneEvent(
-            generation=done or GenerationDone("unknown", 0, 0, ""),
-            decision=decision,
-            conversation_id=params.conversation_id,
+        for event in closing_events(
+            params,
+            retrieval,
+            context,
+            cited,
+            done or GenerationDone("unknown", 0, 0, ""),
             answer_check=check.result,
             unsupported_numbers=check.unsupported,
             answer_cites_passages=check.cited,
             replacement=insufficient if replace else "",
-            task=params.task,
             extras=extras or TaskExtras(),
-        )
+        ):
+            yield event

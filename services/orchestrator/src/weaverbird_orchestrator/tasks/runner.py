@@ -7,11 +7,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
+from typing import Any
 
 from weaverbird_common import telemetry
 
+from weaverbird_orchestrator.answer_ending import closing_events, counted_and_withheld, evidence_texts
+from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import (
     AskParams,
     Example,
@@ -21,16 +24,8 @@ from weaverbird_orchestrator.domain import (
     Retrieval,
     Stage,
     Task,
-    Turn,
 )
-from weaverbird_orchestrator.events import (
-    AskEvent,
-    CitationsEvent,
-    DoneEvent,
-    FurtherReadingEvent,
-    TaskExtras,
-    TokenEvent,
-)
+from weaverbird_orchestrator.events import AskEvent, CitationsEvent, DoneEvent, TaskExtras, TokenEvent
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer
 from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.tasks.calculation import (
@@ -53,10 +48,6 @@ Retrieve = Callable[[AskParams], Awaitable[Retrieval]]
 SubParams = Callable[[AskParams, str], Awaitable[AskParams]]
 
 
-def _ms_since(start: float) -> float:
-    return (time.perf_counter() - start) * 1000.0
-
-
 class MeteredGenerator:
     """Passes task steps' calls to the generator and adds up what they cost (for the done event)."""
 
@@ -74,23 +65,9 @@ class MeteredGenerator:
         language: str,
         temperature: float,
         max_tokens: int,
-        *,
-        task: str = "",
-        examples: Sequence[Example] = (),
-        instruction: str = "",
-        history: Sequence[Turn] = (),
+        **task_fields: Any,  # as tasks/llm.Generator: task, examples, instruction, history
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
-        stream = self._generator.generate(
-            question,
-            passages,
-            language,
-            temperature,
-            max_tokens,
-            task=task,
-            examples=examples,
-            instruction=instruction,
-            history=history,
-        )
+        stream = self._generator.generate(question, passages, language, temperature, max_tokens, **task_fields)
         prepared = streamed = 0  # for a call its consumer stops early, which ends without its done event
         finished = False
         try:
@@ -115,6 +92,16 @@ class MeteredGenerator:
     def done(self, finish_reason: str = "stop") -> GenerationDone:
         return GenerationDone(
             finish_reason, self.prompt_tokens, self.completion_tokens, self.model_id, self.cached_tokens
+        )
+
+    def added_to(self, g: GenerationDone) -> GenerationDone:
+        """A later call's done event with this step's calls counted in (its finish reason and model kept)."""
+        return GenerationDone(
+            g.finish_reason,
+            g.prompt_tokens + self.prompt_tokens,
+            g.completion_tokens + self.completion_tokens,
+            g.model_id or self.model_id,
+            g.cached_tokens + self.cached_tokens,
         )
 
 
@@ -167,14 +154,14 @@ class TaskRunner:
                 outcome = item
             else:
                 if not shown:
-                    decision.timings.first_token_ms = _ms_since(step)
+                    decision.timings.first_token_ms = ms_since(step)
                 yield TokenEvent(
                     ("" if shown else figures_header(params.language)) + figure_line(item, params.language) + "\n"
                 )
                 shown.append(item)
         assert outcome is not None, "read_calculation ends with its outcome"
         detail = outcome.error or f"{outcome.formula} = {outcome.result_text}"
-        yield Stage("compute", 1, _ms_since(step), detail, passed=not outcome.error)
+        yield Stage("compute", 1, ms_since(step), detail, passed=not outcome.error)
         if outcome.error:
             # Nothing the code could verify and compute: answer directly, checked like any lookup, after
             # the figures already shown (each was found in the passage it cites).
@@ -184,9 +171,9 @@ class TaskRunner:
                 yield event
             return
         if not shown:
-            decision.timings.first_token_ms = _ms_since(step)
-        decision.timings.generate_ms = _ms_since(step)
-        decision.timings.total_ms = _ms_since(start)
+            decision.timings.first_token_ms = ms_since(step)
+        decision.timings.generate_ms = ms_since(step)
+        decision.timings.total_ms = ms_since(start)
         late = [f for f in outcome.figures if f.letter not in {s.letter for s in shown}]
         lines = "".join(figure_line(f, params.language) + "\n" for f in late)
         computed = calculation_line(outcome.formula, outcome.result_text, params.language)
@@ -201,19 +188,20 @@ class TaskRunner:
             async for event in _after_calculation(answer, outcome, generator, prefix):
                 yield event
             return
-        yield CitationsEvent(context, {f.passage for f in [*shown, *outcome.figures]})
-        yield FurtherReadingEvent(retrieval.further_reading())
         # Each figure was found in the passage it cites; the result is computed from them.
         telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="supported").inc()
-        yield DoneEvent(
-            generation=generator.done(),
-            decision=decision,
-            conversation_id=params.conversation_id,
+        cited = {f.passage for f in [*shown, *outcome.figures]}
+        for event in closing_events(
+            params,
+            retrieval,
+            context,
+            cited,
+            generator.done(),
             answer_check="supported",
             answer_cites_passages=True,
-            task=params.task,
             extras=TaskExtras(calculation=outcome),
-        )
+        ):
+            yield event
 
     async def _extraction(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         """JSON with the requested keys, validated (and repaired once); an invalid result says so."""
@@ -227,29 +215,28 @@ class TaskRunner:
         detail = "valid" if outcome.valid else "invalid: " + "; ".join(outcome.errors)
         if outcome.repaired:
             detail += " (after one repair)"
-        yield Stage("extract", 1, _ms_since(step), detail, passed=outcome.valid)
-        decision.timings.generate_ms = _ms_since(step)
-        decision.timings.total_ms = _ms_since(start)
+        yield Stage("extract", 1, ms_since(step), detail, passed=outcome.valid)
+        decision.timings.generate_ms = ms_since(step)
+        decision.timings.total_ms = ms_since(start)
         insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
         if outcome.valid and outcome.value is not None:
             text = json.dumps(outcome.value, ensure_ascii=False, indent=2)
         else:
             text = insufficient
-        check = check_answer(text, [f"{p.title}\n{p.heading}\n{p.text}" for p in context])
-        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
-        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+        check = check_answer(text, evidence_texts(context))
+        replace = counted_and_withheld(check, self._s.numeric_check_policy)
         yield TokenEvent(insufficient if replace else text)
-        yield CitationsEvent(context, set())
-        yield FurtherReadingEvent(retrieval.further_reading())
-        yield DoneEvent(
-            generation=generator.done(),
-            decision=decision,
-            conversation_id=params.conversation_id,
+        for event in closing_events(
+            params,
+            retrieval,
+            context,
+            set(),
+            generator.done(),
             answer_check=check.result,
             unsupported_numbers=check.unsupported,
-            task=params.task,
             extras=TaskExtras(structured=outcome),
-        )
+        ):
+            yield event
 
     async def _analysis(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         """Plan, execute (each sub-question through the same gate), express, review; then a chart."""
@@ -290,26 +277,24 @@ class TaskRunner:
         if chart[0]:
             yield chart[0]
         decision = retrieval.decision
-        decision.timings.generate_ms = _ms_since(start) - decision.timings.total_ms
-        decision.timings.total_ms = _ms_since(start)
-        sources = [f"{p.title}\n{p.heading}\n{p.text}" for p in outcome.passages]
-        check = check_answer(outcome.answer, sources)
-        replace = check.result == "unsupported" and self._s.numeric_check_policy == "replace"
-        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+        decision.timings.generate_ms = ms_since(start) - decision.timings.total_ms
+        decision.timings.total_ms = ms_since(start)
+        check = check_answer(outcome.answer, evidence_texts(outcome.passages))
+        replace = counted_and_withheld(check, self._s.numeric_check_policy)
         insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
         yield TokenEvent(insufficient if replace else outcome.answer)
-        yield CitationsEvent(outcome.passages, outcome.cited)
-        yield FurtherReadingEvent(retrieval.further_reading())
-        yield DoneEvent(
-            generation=generator.done(),
-            decision=decision,
-            conversation_id=params.conversation_id,
+        for event in closing_events(
+            params,
+            retrieval,
+            outcome.passages,
+            outcome.cited,
+            generator.done(),
             answer_check=check.result,
             unsupported_numbers=check.unsupported,
             answer_cites_passages=check.cited,
-            task=params.task,
             extras=TaskExtras(chart=chart[1]),
-        )
+        ):
+            yield event
 
     async def _chart_of(
         self, generator: Generator, params: AskParams, passages: list[Passage]
@@ -323,7 +308,7 @@ class TaskRunner:
             generator, params.question, passages, params.language, self._examples(Task.ANALYSIS, params)
         )
         detail = f"{outcome.spec.type} chart" if outcome.spec else "no chart: " + "; ".join(outcome.errors)
-        return Stage("chart", 1, _ms_since(step), detail, passed=outcome.spec is not None), outcome.spec
+        return Stage("chart", 1, ms_since(step), detail, passed=outcome.spec is not None), outcome.spec
 
 
 async def _after_calculation(
@@ -336,14 +321,7 @@ async def _after_calculation(
         if isinstance(event, CitationsEvent):
             event = CitationsEvent(event.passages, event.cited | {f.passage for f in outcome.figures})
         elif isinstance(event, DoneEvent):
-            g, f = event.generation, calculation_step.done()
-            generation = GenerationDone(
-                g.finish_reason,
-                g.prompt_tokens + f.prompt_tokens,
-                g.completion_tokens + f.completion_tokens,
-                g.model_id or f.model_id,
-                g.cached_tokens + f.cached_tokens,
-            )
+            generation = calculation_step.added_to(event.generation)
             replacement = prefix + event.replacement if event.replacement else ""
             event = dataclasses.replace(event, generation=generation, replacement=replacement, task=Task.CALCULATION)
         yield event
@@ -360,7 +338,7 @@ async def _after_figures(
     """A failed calculation's lookup answer after the figures already streamed: its citations also mark
     the figures' passages, a replacement keeps the figures, and the done event counts both model calls
     and times generation from the figures step (the first token being the first figure, if one was shown)."""
-    answer_start_ms = _ms_since(step)
+    answer_start_ms = ms_since(step)
     prefix = "".join(figure_line(f, params.language) + "\n" for f in shown)
     if prefix:
         prefix = figures_header(params.language) + prefix + "\n"
@@ -369,14 +347,7 @@ async def _after_figures(
         if isinstance(event, CitationsEvent):
             event = CitationsEvent(event.passages, event.cited | {f.passage for f in shown})
         elif isinstance(event, DoneEvent):
-            g, f = event.generation, figures_step.done()
-            generation = GenerationDone(
-                g.finish_reason,
-                g.prompt_tokens + f.prompt_tokens,
-                g.completion_tokens + f.completion_tokens,
-                g.model_id or f.model_id,
-                g.cached_tokens + f.cached_tokens,
-            )
+            generation = figures_step.added_to(event.generation)
             timings = event.decision.timings
             timings.generate_ms += answer_start_ms
             timings.first_token_ms = (

@@ -21,19 +21,14 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import PurePosixPath
-from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from typing import Any
 
-from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.errors import KafkaError
-from kafka.structs import OffsetAndMetadata
+from kafka import TopicPartition
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from weaverbird_common import telemetry
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.docs.loaders import EXTENSIONS, UnreadableDocument, document_id_for, load_bytes
+from weaverbird_common.docs.loaders import UnreadableDocument, document_id_for
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
 from weaverbird_common.ingest_messages import (
     DeadLetter,
@@ -42,12 +37,12 @@ from weaverbird_common.ingest_messages import (
     IngestMessageError,
     check_record_signature,
     decode_ingest_message,
-    encode_dead_letter,
 )
 from weaverbird_common.kafka_config import KafkaSettings
 
 from weaverbird_ingester.dedupe import DedupeIndex
-from weaverbird_ingester.provenance import Provenance, with_provenance
+from weaverbird_ingester.kafka_link import KafkaLink, kafka_consumer, kafka_producer
+from weaverbird_ingester.web_pages import filename_for_text, filename_for_url, page_document
 from weaverbird_ingester.writer import DocumentWriter, WriteResult
 
 log = logging.getLogger(__name__)
@@ -61,7 +56,6 @@ DocumentStored = Callable[[str], Awaitable[bool]]
 # Errors meaning "the knowledge base is not there right now": retried without limit, never dead-lettered.
 TRANSIENT_ERRORS: tuple[type[Exception], ...] = (Unavailable, DeadlineExceeded, Overloaded)
 
-_T = TypeVar("_T")
 _TRACER = trace.get_tracer("weaverbird.ingester")
 
 
@@ -81,29 +75,6 @@ class _Permanent(Exception):
         self.reason: DeadLetterReason = reason
         self.error = error
         self.attempts = attempts
-
-
-def _kafka_consumer(settings: KafkaSettings) -> Any:
-    consumer = KafkaConsumer(**settings.consumer_kwargs())
-    consumer.subscribe([settings.ingest_topic])
-    return consumer
-
-
-def _kafka_producer(settings: KafkaSettings) -> Any:
-    return KafkaProducer(**settings.producer_kwargs())
-
-
-def _looks_like_html(head: str) -> bool:
-    head = head[:2048].lstrip().lower()
-    return head.startswith("<!doctype html") or any(tag in head for tag in ("<html", "<head", "<body"))
-
-
-def filename_for_url(url: str, body: bytes) -> str:
-    """A file name whose extension tells load_bytes the format: the URL's, else sniffed HTML or text."""
-    suffix = PurePosixPath(urlsplit(url).path).suffix.lower()
-    if suffix in EXTENSIONS:
-        return f"page{suffix}"
-    return "page.html" if _looks_like_html(body[:2048].decode("utf-8", errors="ignore")) else "page.txt"
 
 
 class IngestConsumer:
@@ -126,8 +97,8 @@ class IngestConsumer:
         poll_timeout_s: float = 1.0,
         max_document_bytes: int = 50 * 1024 * 1024,
         concurrency: int = 4,
-        consumer_factory: Callable[[KafkaSettings], Any] = _kafka_consumer,
-        producer_factory: Callable[[KafkaSettings], Any] = _kafka_producer,
+        consumer_factory: Callable[[KafkaSettings], Any] = kafka_consumer,
+        producer_factory: Callable[[KafkaSettings], Any] = kafka_producer,
         stored: DocumentStored | None = None,
     ) -> None:
         """Creates the consumer; it connects when run() starts.
@@ -161,16 +132,10 @@ class IngestConsumer:
         self._max_document_bytes = max_document_bytes
         # Documents processed at once (see _process_partition); the semaphore binds to the loop on first use.
         self._slots = asyncio.Semaphore(concurrency)
-        self._consumer_factory = consumer_factory
-        self._producer_factory = producer_factory
+        self._kafka = KafkaLink(settings, consumer_factory, producer_factory)
         self._stored = stored
         self._stop = threading.Event()
-        # kafka-python clients are not safe to share across threads, so one thread does every call.
-        self._executor: ThreadPoolExecutor | None = None
-        self._consumer: Any = None
-        self._producer: Any = None
         self._transient_streak = 0
-        self._next_offsets: dict[TopicPartition, int] = {}
         self.processed = 0
         self.duplicates = 0
         self.dead_lettered = 0
@@ -189,30 +154,22 @@ class IngestConsumer:
         that batch, as a crash would: its records are redelivered. The ingester supervises this task
         (RunningServer.supervise): if it raises or returns before shutdown, health turns NOT_SERVING.
         """
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="ingest-kafka")
+        self._kafka.start()
         try:
             if not await self._connect():
                 return
             while not self._stop.is_set():
-                batch: dict[TopicPartition, list[Any]] = await self._call(self._consumer.poll, self._poll_timeout_ms)
+                batch = await self._kafka.poll(self._poll_timeout_ms)
                 if batch:
                     await self._process_batch(batch)
-                self.lag = await self._call(self._measure_lag)
+                self.lag = await self._kafka.lag()
         finally:
-            await self._call(self._close_clients)
-            self._executor.shutdown(wait=False)
-            self._executor = None
-
-    # -- Kafka plumbing (runs on the executor thread) -------------------------------------------------
-
-    async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
-        assert self._executor is not None
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+            await self._kafka.close()
 
     async def _connect(self) -> bool:
         while not self._stop.is_set():
             try:
-                self._consumer = await self._call(self._consumer_factory, self._settings)
+                await self._kafka.connect()
             except Exception as exc:  # NoBrokersAvailable, KafkaTimeoutError, bad TLS files...
                 self.failed += 1
                 log.warning(
@@ -226,71 +183,18 @@ class IngestConsumer:
             return True
         return False
 
-    def _commit(self, offsets: dict[TopicPartition, int]) -> None:
-        if not offsets:
-            return
-        try:
-            self._consumer.commit({tp: OffsetAndMetadata(off, "", -1) for tp, off in offsets.items()})
-        except KafkaError as exc:
-            # Typically a rebalance took the partition away; its new owner re-reads these records,
-            # which only repeats idempotent work.
-            log.warning("offset commit failed (records will be redelivered): %s: %s", type(exc).__name__, exc)
-            return
-        self._next_offsets.update(offsets)
-
-    def _seek(self, offsets: dict[TopicPartition, int]) -> None:
-        for tp, offset in offsets.items():
-            try:
-                self._consumer.seek(tp, offset)
-            except KafkaError as exc:  # partition revoked meanwhile: its committed offset applies
-                log.debug("seek %s to %d skipped: %s", tp, offset, exc)
-
-    def _measure_lag(self) -> int | None:
-        total, known = 0, False
-        for tp in self._consumer.assignment():
-            high = self._consumer.highwater(tp)
-            done = self._next_offsets.get(tp)
-            if high is not None and done is not None:
-                total += max(0, high - done)
-                known = True
-        return total if known else None
-
-    def _send_dead_letter(self, letter: DeadLetter, key: bytes | None, headers: list[tuple[str, bytes]]) -> None:
-        if self._producer is None:
-            self._producer = self._producer_factory(self._settings)
-        future = self._producer.send(
-            self._settings.dead_letter_topic, value=encode_dead_letter(letter), key=key, headers=headers
-        )
-        # Waiting here is the point: the source offset may be committed only once this is durable.
-        future.get(timeout=self._settings.bootstrap_timeout_ms / 1000)
-
-    def _close_clients(self) -> None:
-        if self._producer is not None:
-            try:
-                self._producer.close(timeout=5)
-            except Exception as exc:
-                log.warning("dead-letter producer close failed: %s", exc)
-            self._producer = None
-        if self._consumer is not None:
-            try:
-                # Offsets were committed explicitly; closing must not commit anything else.
-                self._consumer.close(autocommit=False)
-            except Exception as exc:
-                log.warning("consumer close failed: %s", exc)
-            self._consumer = None
-
     # -- batch and record handling ----------------------------------------------------------------
 
     async def _process_batch(self, batch: dict[TopicPartition, list[Any]]) -> None:
         outcomes = await asyncio.gather(*(self._process_partition(tp, records) for tp, records in batch.items()))
         done = {tp: offset for tp, (offset, _) in zip(batch, outcomes, strict=True) if offset is not None}
-        await self._call(self._commit, done)
+        await self._kafka.commit(done)
         stops = [stop for _, stop in outcomes if stop is not None]
         if any(isinstance(stop, _Transient) for stop in stops):
             # The fetcher has moved past this batch: rewind every partition to its first unfinished
             # record so nothing is skipped.
             rewind = {tp: done.get(tp, records[0].offset) for tp, records in batch.items()}
-            await self._call(self._seek, rewind)
+            await self._kafka.seek(rewind)
             await self._back_off()
 
     async def _process_partition(
@@ -399,8 +303,7 @@ class IngestConsumer:
         if message.text:
             data = message.text.encode("utf-8")
             assert message.content_sha256 is not None  # the model fills it in whenever text is set
-            filename = "page.html" if _looks_like_html(message.text) else "page.txt"
-            return message.url, data, filename, message.content_sha256
+            return message.url, data, filename_for_text(message.text), message.content_sha256
         body, final_url = await self._fetch(message.url)
         if len(body) > self._max_document_bytes:
             error = ValueError(f"fetched {len(body)} bytes, more than the limit of {self._max_document_bytes}")
@@ -428,26 +331,9 @@ class IngestConsumer:
 
     async def _load(self, message: IngestMessage, source: str, data: bytes, filename: str) -> Document:
         try:
-            # HTML extraction is CPU work; a thread keeps the loop (and stop()) responsive.
-            doc = await asyncio.to_thread(
-                load_bytes,
-                data,
-                filename,
-                source=source,
-                title=message.title or None,
-                language=message.language or None,
-                published=message.published or None,
-                origin="web",
-            )
+            return await page_document(message, source, data, filename)
         except UnreadableDocument as exc:
             raise _Permanent("unreadable", exc, 1) from exc
-        if message.company:  # the orchestrator filed the page under the company its question named
-            doc.company = message.company
-        if not message.title and doc.title == PurePosixPath(filename).stem:
-            # The loader fell back to our placeholder file name ("page"); the URL says more.
-            doc.title = source
-        # The question and score that brought the page in are shown by ListDocuments / GetDocument.
-        return with_provenance(doc, Provenance.of_message(message))
 
     async def _write(self, doc: Document) -> WriteResult:
         for attempt in range(1, self._max_attempts + 1):
@@ -496,7 +382,7 @@ class IngestConsumer:
         # Original headers (trace context) travel along; the reason is also a header for filtering.
         headers = [*(record.headers or []), ("weaverbird-dlq-reason", reason.encode("ascii"))]
         try:
-            await self._call(self._send_dead_letter, letter, record.key, headers)
+            await self._kafka.send_dead_letter(letter, record.key, headers)
         except Exception as exc:
             raise _Transient(f"dead-letter topic unavailable: {type(exc).__name__}: {exc}") from exc
         self.dead_lettered += 1

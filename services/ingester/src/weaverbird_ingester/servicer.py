@@ -27,7 +27,6 @@ from weaverbird_common.errors import FailedPrecondition, InvalidArgument, Overlo
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_common.web.ssrf import UrlGuard
 
-from weaverbird_ingester.consumer import filename_for_url
 from weaverbird_ingester.kb_admin import KnowledgeBaseAdmin
 from weaverbird_ingester.provenance import Provenance, with_provenance
 from weaverbird_ingester.validation import (
@@ -37,6 +36,7 @@ from weaverbird_ingester.validation import (
     validate_list,
     vet_url_for_queue,
 )
+from weaverbird_ingester.web_pages import filename_for_url
 from weaverbird_ingester.writer import DocumentWriter
 
 FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]

@@ -6,8 +6,9 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 from tqdm import tqdm
@@ -36,6 +37,7 @@ SUPPORTED = {".pdf", ".html", ".htm", ".md", ".markdown", ".txt"}
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEMO_KB = REPO_ROOT / "demo" / "kb"
 _MAX_MESSAGE = 64 * 1024 * 1024
+T = TypeVar("T")
 
 
 # What the commands present to the services: set once per process (use_credentials); None = plaintext.
@@ -171,27 +173,31 @@ def kb_list(addr: str, flt: retriever_pb2.DocumentFilter, page_size: int, page_t
     return 0
 
 
-def kb_show(addr: str, document_id: str) -> int:
+def _ingester(addr: str, call: Callable[[ingester_pb2_grpc.IngesterServiceStub], T]) -> T | None:
+    """The ingester's reply to `call`, or None once its error is printed."""
     with _channel(addr) as channel:
         try:
-            reply = ingester_pb2_grpc.IngesterServiceStub(channel).GetDocument(
-                ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id), timeout=60
-            )
+            return call(ingester_pb2_grpc.IngesterServiceStub(channel))
         except grpc.RpcError as exc:
-            return _kb_error(exc, addr)
+            _kb_error(exc, addr)
+            return None
+
+
+def kb_show(addr: str, document_id: str) -> int:
+    request = ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id)
+    reply = _ingester(addr, lambda stub: stub.GetDocument(request, timeout=60))
+    if reply is None:
+        return 1
     print(render.document_details(reply.document, reply.preview))
     return 0
 
 
 def kb_delete(addr: str, document_id: str) -> int:
     """Deletes a document's chunks and its dedupe entry (so its URL can be added again)."""
-    with _channel(addr) as channel:
-        try:
-            reply = ingester_pb2_grpc.IngesterServiceStub(channel).DeleteDocument(
-                ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id), timeout=60
-            )
-        except grpc.RpcError as exc:
-            return _kb_error(exc, addr)
+    request = ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id)
+    reply = _ingester(addr, lambda stub: stub.DeleteDocument(request, timeout=60))
+    if reply is None:
+        return 1
     dedupe = "; its URL can be added again" if reply.dedupe_cleared else ""
     print(f"deleted document {reply.document_id}: {reply.deleted_chunks} chunks{dedupe}")
     return 0

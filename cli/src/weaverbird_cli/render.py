@@ -8,19 +8,20 @@ from collections.abc import Sequence
 from datetime import UTC
 
 from weaverbird.v1 import common_pb2, orchestrator_pb2, retriever_pb2
+from weaverbird_common import proto_names
 
-_ROUTE = {orchestrator_pb2.ROUTE_LOCAL: "local", orchestrator_pb2.ROUTE_WEB: "web"}
-TASKS = {
-    "lookup": common_pb2.TASK_LOOKUP,
-    "calculation": common_pb2.TASK_CALCULATION,
-    "extraction": common_pb2.TASK_EXTRACTION,
-    "analysis": common_pb2.TASK_ANALYSIS,
-}
-_TASK_NAMES = {value: name for name, value in TASKS.items()}
+# --task choices: name -> value ("lookup", "calculation", ...).
+TASKS = proto_names.numbers(common_pb2.Task)
+# kb list --origin choices: name -> value ("local", "web", "user").
+DOCUMENT_ORIGINS = proto_names.numbers(retriever_pb2.DocumentOrigin)
 
 
 def task_name(task: int) -> str:
-    return _TASK_NAMES.get(task, "unspecified")
+    return proto_names.short_name(common_pb2.Task, task)
+
+
+def _origin_name(origin: int) -> str:
+    return proto_names.short_name(retriever_pb2.DocumentOrigin, origin, unknown="?")
 
 
 def route_report(
@@ -30,7 +31,7 @@ def route_report(
     rewritten with the conversation), and the route's note."""
     t = route.timings
     parts = [
-        f"route={_ROUTE.get(route.route, '?')}",
+        f"route={proto_names.short_name(orchestrator_pb2.Route, route.route, unknown='?')}",
         f"best_local_score={route.best_local_score:.3f}",
         f"threshold={route.threshold:.3f}",
         f"K={route.top_k} J={route.top_j}",
@@ -145,14 +146,6 @@ def done_line(done: orchestrator_pb2.AnswerDone) -> str:
     return f"{warning}\n{line}" if warning else line
 
 
-DOCUMENT_ORIGINS = {
-    "local": retriever_pb2.DOCUMENT_ORIGIN_LOCAL,
-    "web": retriever_pb2.DOCUMENT_ORIGIN_WEB,
-    "user": retriever_pb2.DOCUMENT_ORIGIN_USER,
-}
-_ORIGIN_NAMES = {value: name for name, value in DOCUMENT_ORIGINS.items()}
-
-
 def _when(provenance: retriever_pb2.DocumentProvenance, field: str) -> str:
     if not provenance.HasField(field):
         return "-"
@@ -162,7 +155,7 @@ def _when(provenance: retriever_pb2.DocumentProvenance, field: str) -> str:
 
 def provenance_text(provenance: retriever_pb2.DocumentProvenance) -> str:
     """How the document came in: "web: 'question' (score 0.612)", "user", "local"."""
-    origin = _ORIGIN_NAMES.get(provenance.origin, "?")
+    origin = _origin_name(provenance.origin)
     if provenance.origin != retriever_pb2.DOCUMENT_ORIGIN_WEB or not provenance.question:
         return origin
     score = f" (score {provenance.best_score:.3f})" if provenance.HasField("best_score") else ""
@@ -185,7 +178,7 @@ def document_details(doc: retriever_pb2.DocumentSummary, preview: str = "") -> s
         ("document", doc.document_id),
         ("title", doc.title),
         ("source", doc.source),
-        ("origin", _ORIGIN_NAMES.get(p.origin, "?")),
+        ("origin", _origin_name(p.origin)),
         ("added", _when(p, "added_at")),
         ("company", doc.company + (f" (also {', '.join(doc.aliases)})" if doc.aliases else "")),
         ("year", str(doc.year) if doc.year else ""),

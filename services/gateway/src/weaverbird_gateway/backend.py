@@ -7,11 +7,12 @@ about HTTP requests, so it is tested against the real services without a web ser
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_common.clients import open_channel
@@ -23,6 +24,7 @@ from weaverbird_gateway.errors import from_rpc_error
 from weaverbird_gateway.settings import GatewaySettings
 
 AskEvents = AsyncIterator[tuple[str, dict[str, Any]]]
+R = TypeVar("R")
 
 # The HTTP caller's "Authorization: Bearer <token>" header (set per request by the app), passed on as gRPC
 # metadata: the services judge the user's rights, not the gateway's.
@@ -79,50 +81,43 @@ class Backend:
             raise self._error(exc, "orchestrator", metadata) from None
         return _events(call, None if first is grpc.aio.EOF else first, self._settings.retry_after_s)
 
-    async def retrieve(self, request: orchestrator_pb2.AskRequest) -> orchestrator_pb2.RetrieveResponse:
-        metadata = self._metadata()
+    async def _unary(
+        self,
+        method: Callable[..., Awaitable[R]],
+        request: Message,
+        deadline_s: float,
+        peer: str,
+        *,
+        anonymous: bool = True,
+    ) -> R:
+        """One call with the caller's credentials (the default token too unless not `anonymous`); a failure
+        becomes the matching GatewayError."""
+        metadata = self._metadata(default_allowed=anonymous)
         try:
-            return await self._ask.Retrieve(request, timeout=self._settings.retrieve_timeout_s, metadata=metadata)
+            return await method(request, timeout=deadline_s, metadata=metadata)
         except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "orchestrator", metadata) from None
+            raise self._error(exc, peer, metadata) from None
+
+    async def retrieve(self, request: orchestrator_pb2.AskRequest) -> orchestrator_pb2.RetrieveResponse:
+        return await self._unary(self._ask.Retrieve, request, self._settings.retrieve_timeout_s, "orchestrator")
 
     async def add_document(self, request: ingester_pb2.AddDocumentRequest) -> ingester_pb2.AddDocumentResponse:
-        metadata = self._metadata()
-        try:
-            return await self._add.AddDocument(request, timeout=self._settings.add_timeout_s, metadata=metadata)
-        except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester", metadata) from None
+        return await self._unary(self._add.AddDocument, request, self._settings.add_timeout_s, "ingester")
 
     async def list_documents(
         self, request: ingester_pb2.IngesterServiceListDocumentsRequest
     ) -> ingester_pb2.IngesterServiceListDocumentsResponse:
-        metadata = self._metadata()
-        try:
-            return await self._add.ListDocuments(request, timeout=self._settings.kb_timeout_s, metadata=metadata)
-        except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester", metadata) from None
+        return await self._unary(self._add.ListDocuments, request, self._settings.kb_timeout_s, "ingester")
 
     async def get_document(self, document_id: str) -> ingester_pb2.IngesterServiceGetDocumentResponse:
-        metadata = self._metadata()
-        try:
-            return await self._add.GetDocument(
-                ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id),
-                timeout=self._settings.kb_timeout_s,
-                metadata=metadata,
-            )
-        except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester", metadata) from None
+        request = ingester_pb2.IngesterServiceGetDocumentRequest(document_id=document_id)
+        return await self._unary(self._add.GetDocument, request, self._settings.kb_timeout_s, "ingester")
 
     async def delete_document(self, document_id: str) -> ingester_pb2.IngesterServiceDeleteDocumentResponse:
-        metadata = self._metadata(default_allowed=False)
-        try:
-            return await self._add.DeleteDocument(
-                ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id),
-                timeout=self._settings.kb_timeout_s,
-                metadata=metadata,
-            )
-        except grpc.aio.AioRpcError as exc:
-            raise self._error(exc, "ingester", metadata) from None
+        # No anonymous admin: a delete carries the caller's own token or none.
+        request = ingester_pb2.IngesterServiceDeleteDocumentRequest(document_id=document_id)
+        deadline_s = self._settings.kb_timeout_s
+        return await self._unary(self._add.DeleteDocument, request, deadline_s, "ingester", anonymous=False)
 
     async def orchestrator_status(self) -> str:
         """The orchestrator's grpc.health.v1 status name ("SERVING", ...), or why it could not be read."""

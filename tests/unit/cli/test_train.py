@@ -183,3 +183,28 @@ def test_the_time_budget_stops_training_and_the_card_says_how_far_it_got() -> No
     assert full["steps"] == 5 and full["loss_last"] < full["loss_first"]
     cut = run([weight], batches, lambda _: (weight - 3) ** 2, lr=0.1, epochs=1, seed=0, max_seconds=0)
     assert cut["steps"] == 0 and cut["steps_planned"] == 5 and cut["loss_last"] is None
+
+
+def test_the_project_question_sets_are_held_out_without_importing_the_evaluation_package(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    from weaverbird_cli.train.sources import evaluation_questions
+
+    own = tmp_path / "sets"
+    own.mkdir()
+    (own / "held.jsonl").write_text(json.dumps({"question": "How much cash did ACME hold?"}) + "\n", encoding="utf-8")
+    assert "How much cash did ACME hold?" in evaluation_questions(shared_data, extra_dirs=(own,))
+    found = evaluation_questions(shared_data)  # default: the evaluation package's data folder, found as files
+    assert len(found) > len(evaluation_questions(shared_data, extra_dirs=()))
+
+
+def test_financebench_without_the_evaluation_package_fails_with_a_clear_error(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "weaverbird_eval.financebench_kb", None)  # import now fails
+    out = tmp_path / "pairs.jsonl"
+    argv = ["train", "--data", str(shared_data), "data", "--sources", "financebench", "--out", str(out)]
+    assert main(argv) == 2
+    assert "pip install -e evaluation" in capsys.readouterr().err and not out.exists()

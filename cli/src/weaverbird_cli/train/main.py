@@ -16,12 +16,21 @@ def _data(args: argparse.Namespace) -> int:
     from weaverbird_common.training.build import Limits, build_pairs, write_pairs
     from weaverbird_common.training.leakage import EvaluationGuard, LeakageError
 
-    from weaverbird_cli.train.sources import evaluation_questions, financebench_documents, tatqa_documents
+    from weaverbird_cli.train.sources import (
+        SourceUnavailable,
+        evaluation_questions,
+        financebench_documents,
+        tatqa_documents,
+    )
 
     guard = EvaluationGuard(evaluation_questions(args.data))
     documents = []
     if "financebench" in args.sources:
-        documents += list(financebench_documents(args.data, limit_pages=args.limit_pages))
+        try:
+            documents += list(financebench_documents(args.data, limit_pages=args.limit_pages))
+        except SourceUnavailable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if "tatqa" in args.sources:
         documents += list(tatqa_documents(args.data))
     limits = Limits(args.facts_per_document, args.prose_per_document, args.negatives)

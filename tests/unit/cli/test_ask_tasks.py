@@ -69,16 +69,13 @@ def script(request: orchestrator_pb2.AskRequest) -> list[orchestrator_pb2.AskEve
     return answer_events(f"answer to {question}", route=route, stages=stages, done=done)
 
 
+pytestmark = pytest.mark.usefixtures("no_local_credentials")
+
+
 @pytest.fixture(scope="module")
 def orchestrator() -> Iterator[ScriptedOrchestrator]:
     with ScriptedOrchestrator(script) as served:
         yield served
-
-
-@pytest.fixture(autouse=True)
-def no_local_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The scripted server is plaintext: no TLS files from a local `weaverbird up` may be picked up."""
-    monkeypatch.setenv("WEAVERBIRD_DATA_DIR", str(tmp_path / "var"))
 
 
 def ask(orchestrator: ScriptedOrchestrator, *args: str) -> orchestrator_pb2.AskRequest:

@@ -35,15 +35,13 @@ def script(request: orchestrator_pb2.AskRequest) -> list[orchestrator_pb2.AskEve
     return answer_events(f"answer to {request.question}", route=route)
 
 
+pytestmark = pytest.mark.usefixtures("no_local_credentials")
+
+
 @pytest.fixture(scope="module")
 def orchestrator() -> Iterator[ScriptedOrchestrator]:
     with ScriptedOrchestrator(script) as served:
         yield served
-
-
-@pytest.fixture(autouse=True)
-def no_local_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WEAVERBIRD_DATA_DIR", str(tmp_path / "var"))
 
 
 def chat(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
-from weaverbird_orchestrator.domain import Example, GenerationDone, Passage, Turn
+from fixtures.task_generator import ScriptedGenerator
+from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.tasks.chart import (
     ChartSeries,
     chart_spec,
@@ -213,29 +213,6 @@ def test_series_of_different_units_keep_the_first_units_series() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-class ScriptedGenerator:
-    def __init__(self, outputs: Sequence[str]) -> None:
-        self.outputs = list(outputs)
-        self.calls: list[dict] = []
-
-    async def generate(
-        self,
-        question: str,
-        passages: list[Passage],
-        language: str,
-        temperature: float,
-        max_tokens: int,
-        *,
-        task: str = "",
-        examples: Sequence[Example] = (),
-        instruction: str = "",
-        history: Sequence[Turn] = (),
-    ) -> AsyncIterator[str | GenerationDone]:
-        self.calls.append({"task": task, "instruction": instruction, "examples": list(examples)})
-        yield self.outputs.pop(0)
-        yield GenerationDone("stop", 10, 5, "fake")
-
-
 def _passages(*texts: str) -> list[Passage]:
     return [Passage(f"p{i}", t, 0.9, f"d{i}", "Report", "src", 1, "local") for i, t in enumerate(texts, 1)]
 
@@ -247,7 +224,7 @@ async def test_a_clean_first_output_costs_one_call() -> None:
     gen = ScriptedGenerator([GOOD])
     out = await chart_spec(gen, "Chart revenue", _passages(TABLE), "en", [Example("q", "a")])
     assert out.spec is not None and not out.repaired and out.attempts == 1
-    assert gen.calls == [{"task": "chart", "instruction": "", "examples": [Example("q", "a")]}]
+    assert [(c.task, c.instruction, c.examples) for c in gen.calls] == [("chart", "", [Example("q", "a")])]
 
 
 async def test_no_chart_gets_one_repair_call_naming_the_problem() -> None:
@@ -255,7 +232,7 @@ async def test_no_chart_gets_one_repair_call_naming_the_problem() -> None:
     gen = ScriptedGenerator([bad, GOOD])
     out = await chart_spec(gen, "Chart revenue", _passages(TABLE), "en")
     assert out.spec is not None and out.repaired and out.attempts == 2
-    assert "1 values for 2 categories" in gen.calls[1]["instruction"] and bad in gen.calls[1]["instruction"]
+    assert "1 values for 2 categories" in gen.calls[1].instruction and bad in gen.calls[1].instruction
 
 
 async def test_a_worse_repair_is_not_taken() -> None:
@@ -263,7 +240,7 @@ async def test_a_worse_repair_is_not_taken() -> None:
     gen = ScriptedGenerator([partial, "no idea"])
     out = await chart_spec(gen, "Chart revenue", _passages(TABLE), "en")
     assert out.spec is not None and out.spec.categories == ("2020", "2021") and not out.repaired
-    assert out.attempts == 2 and "999" in gen.calls[1]["instruction"]
+    assert out.attempts == 2 and "999" in gen.calls[1].instruction
 
 
 async def test_no_chart_after_the_repair_is_no_chart() -> None:

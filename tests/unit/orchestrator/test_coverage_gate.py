@@ -3,11 +3,11 @@ the question to the web however high the cosine; covered questions stay local.""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
-from fixtures.fake_peers import FakePeers, OnePageWeb
+from fixtures.fake_peers import FakePeers, OnePageWeb, SearchCall, flow_over
 from prometheus_client import REGISTRY
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_orchestrator.catalog import Catalog
@@ -15,7 +15,6 @@ from weaverbird_orchestrator.convert import route_proto
 from weaverbird_orchestrator.domain import Passage, Route
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.metrics import record_question
-from weaverbird_orchestrator.settings import OrchestratorSettings
 
 # A strong cosine on some other company's page: the case the cosine gate cannot catch.
 _HIT = Passage("p1", "Net sales were USD 512 million.", 0.80, "doc-1", "Aurora FY2023", "aurora.md", 0, "local")
@@ -29,19 +28,10 @@ class CatalogPeers(FakePeers):
         self.words = words  # what the lexical index holds
         self.lexical_lookups: list[str] = []
 
-    async def search(
-        self,
-        vector: list[float],
-        k: int,
-        filters: Mapping[str, str | int],
-        text: str = "",
-        mode: str = "",
-        *,
-        term_coverage: bool = False,
-    ) -> list[Passage]:
-        if mode == "lexical":
-            self.lexical_lookups.append(text)
-            return [_HIT] if text.lower() in self.words else []
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        if call.mode == "lexical":
+            self.lexical_lookups.append(call.text)
+            return [_HIT] if call.text.lower() in self.words else []
         return [_HIT]
 
     async def catalog(self) -> Catalog:
@@ -56,54 +46,49 @@ class CatalogPeers(FakePeers):
         return [[1.0, 0.0] for _ in texts]
 
 
-def _flow(peers: CatalogPeers, **fields: object) -> QuestionFlow:
-    settings = OrchestratorSettings(
-        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3, **fields
-    )
-    return QuestionFlow(peers, settings)  # type: ignore[arg-type]
-
-
 async def _route(flow: QuestionFlow, question: str) -> tuple[Route, str]:
     retrieval = await flow.retrieve(await flow.params(question))
     return retrieval.decision.route, retrieval.decision.note
 
 
 async def test_a_covered_company_and_year_stays_local() -> None:
-    route, _ = await _route(_flow(CatalogPeers({"revenue"})), "What were Aurora's net sales in FY2023?")
+    route, _ = await _route(flow_over(CatalogPeers({"revenue"})), "What were Aurora's net sales in FY2023?")
     assert route == Route.LOCAL
 
 
 async def test_a_year_the_company_has_no_document_for_goes_to_the_web() -> None:
-    route, note = await _route(_flow(CatalogPeers(set())), "What were AURD's net sales in fiscal 2019?")
+    route, note = await _route(flow_over(CatalogPeers(set())), "What were AURD's net sales in fiscal 2019?")
     assert route == Route.WEB
     assert "no 2019 document of Aurora Devices Inc." in note
 
 
 async def test_a_quarter_the_company_has_no_document_for_goes_to_the_web() -> None:
-    route, note = await _route(_flow(CatalogPeers(set())), "What were Aurora's net sales in Q3 2023?")
+    route, note = await _route(flow_over(CatalogPeers(set())), "What were Aurora's net sales in Q3 2023?")
     assert route == Route.WEB
     assert "no 2023 Q3 document of Aurora Devices Inc." in note and "2023 Q2" in note
-    route, _ = await _route(_flow(CatalogPeers(set())), "What were Aurora's net sales in the second quarter of 2023?")
+    route, _ = await _route(
+        flow_over(CatalogPeers(set())), "What were Aurora's net sales in the second quarter of 2023?"
+    )
     assert route == Route.LOCAL
 
 
 async def test_a_name_no_chunk_mentions_goes_to_the_web_and_known_words_do_not() -> None:
     peers = CatalogPeers({"ebitda"})
-    route, note = await _route(_flow(peers), "What did Zephyr Motors report as EBITDA in 2023?")
+    route, note = await _route(flow_over(peers), "What did Zephyr Motors report as EBITDA in 2023?")
     assert route == Route.WEB and "never mentions Zephyr, Motors" in note
     assert peers.lexical_lookups == ["Zephyr", "Motors"]  # EBITDA is finance vocabulary, not looked up
     peers = CatalogPeers({"borealis"})
-    route, _ = await _route(_flow(peers), "What did the report say about Borealis?")
+    route, _ = await _route(flow_over(peers), "What did the report say about Borealis?")
     assert route == Route.LOCAL  # the KB mentions it, even if no document is about it
 
 
 async def test_a_company_the_catalog_does_not_know_goes_to_the_web_even_if_chunks_mention_it() -> None:
     # A filing names its suppliers and peers: the words are in the KB, no document is about Kestrel.
     peers = CatalogPeers({"kestrel", "mining"})
-    route, note = await _route(_flow(peers), "What was Kestrel Mining's EBITDA in 2023?")
+    route, note = await _route(flow_over(peers), "What was Kestrel Mining's EBITDA in 2023?")
     assert route == Route.WEB and "holds no document of Kestrel Mining" in note
     assert peers.lexical_lookups == []  # the catalog decides; no look-up needed
-    route, _ = await _route(_flow(CatalogPeers(set())), "What were Aurora Devices Inc.'s net sales in FY2023?")
+    route, _ = await _route(flow_over(CatalogPeers(set())), "What were Aurora Devices Inc.'s net sales in FY2023?")
     assert route == Route.LOCAL  # a catalog alias, written with its legal form
 
 
@@ -115,12 +100,12 @@ class DatedPeers(CatalogPeers):
 
 
 async def test_a_date_after_the_companys_newest_document_goes_to_the_web() -> None:
-    route, note = await _route(_flow(DatedPeers(set())), "Which segment did Aurora spin off on August 30, 2023?")
+    route, note = await _route(flow_over(DatedPeers(set())), "Which segment did Aurora spin off on August 30, 2023?")
     assert route == Route.WEB and "dated 2023-07-20, before 2023-08-30" in note
-    route, _ = await _route(_flow(DatedPeers(set())), "What were Aurora's net sales as of July 2, 2023?")
+    route, _ = await _route(flow_over(DatedPeers(set())), "What were Aurora's net sales as of July 2, 2023?")
     assert route == Route.LOCAL
     # Without dates in the catalog (some page of the company undated) the question stays local.
-    route, _ = await _route(_flow(CatalogPeers(set())), "Which segment did Aurora spin off on August 30, 2023?")
+    route, _ = await _route(flow_over(CatalogPeers(set())), "Which segment did Aurora spin off on August 30, 2023?")
     assert route == Route.LOCAL
 
 
@@ -134,7 +119,6 @@ class Published:
 
 async def test_a_web_page_about_the_unknown_company_is_filed_under_it() -> None:
     # So the catalog knows the company once the page is ingested, and the next question stays local.
-    settings = OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3)
     published = Published()
     web = OnePageWeb(
         "web-1",
@@ -142,14 +126,14 @@ async def test_a_web_page_about_the_unknown_company_is_filed_under_it() -> None:
         "https://x.example/k",
         "Kestrel Mining reported EBITDA of USD 93.1 million for 2023.",
     )
-    flow = QuestionFlow(CatalogPeers({"kestrel"}), settings, web=web, publisher=published)  # type: ignore[arg-type]
+    flow = flow_over(CatalogPeers({"kestrel"}), web=web, publisher=published)
     retrieval = await flow.retrieve(await flow.params("What was Kestrel Mining's EBITDA in 2023?"))
     assert retrieval.decision.route == Route.WEB and retrieval.decision.documents_queued == 1
     assert [m.company for m in published.messages] == ["Kestrel Mining"]
 
 
 async def test_the_gate_can_be_turned_off() -> None:
-    route, _ = await _route(_flow(CatalogPeers(set()), coverage_gate=False), "What was Zephyr's EBITDA in 2023?")
+    route, _ = await _route(flow_over(CatalogPeers(set()), coverage_gate=False), "What was Zephyr's EBITDA in 2023?")
     assert route == Route.LOCAL
 
 
@@ -158,10 +142,10 @@ async def test_a_passage_about_another_year_is_not_given_first() -> None:
     results = Passage("p1", "Net sales for fiscal 2023 were <figure>.", 0.7, "d", "t", "s", 0, "local")
 
     class Ordered(CatalogPeers):
-        async def search(self, *args: object, **kwargs: object) -> list[Passage]:
+        def search_result(self, call: SearchCall) -> list[Passage]:
             return [outlook, results]
 
-    flow = _flow(Ordered(set()))
+    flow = flow_over(Ordered(set()))
     retrieval = await flow.retrieve(await flow.params("What were Aurora's net sales in fiscal 2023?"))
     assert [p.id for p in retrieval.ranked] == ["p1", "p0"]
     assert retrieval.decision.best_local_score == pytest.approx(0.9)  # the gate still sees every cosine
@@ -174,19 +158,10 @@ class UndatedPeers(CatalogPeers):
         super().__init__(words)
         self.lookup_filters: list[dict[str, str | int]] = []
 
-    async def search(
-        self,
-        vector: list[float],
-        k: int,
-        filters: Mapping[str, str | int],
-        text: str = "",
-        mode: str = "",
-        *,
-        term_coverage: bool = False,
-    ) -> list[Passage]:
-        if mode == "lexical":
-            self.lookup_filters.append(dict(filters))
-        return await super().search(vector, k, filters, text, mode)
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        if call.mode == "lexical":
+            self.lookup_filters.append(dict(call.filters))
+        return super().search_result(call)
 
     async def catalog(self) -> Catalog:
         return replace(await super().catalog(), undated={"AURORA": 12})
@@ -195,34 +170,31 @@ class UndatedPeers(CatalogPeers):
 async def test_an_undated_page_of_the_company_that_mentions_the_year_covers_it() -> None:
     # A filing fetched from the web is often stored without a year: it may be the year asked about.
     peers = UndatedPeers({"2019"})
-    route, _ = await _route(_flow(peers), "What were Aurora's net sales in fiscal 2019?")
+    route, _ = await _route(flow_over(peers), "What were Aurora's net sales in fiscal 2019?")
     assert route == Route.LOCAL
     assert peers.lookup_filters == [{"company": "AURORA", "year": 0}]  # only the company's undated pages
-    route, note = await _route(_flow(UndatedPeers({"2020"})), "What were Aurora's net sales in fiscal 2019?")
+    route, note = await _route(flow_over(UndatedPeers({"2020"})), "What were Aurora's net sales in fiscal 2019?")
     assert route == Route.WEB and "no 2019 document of Aurora Devices Inc." in note
-    route, _ = await _route(_flow(CatalogPeers({"2019"})), "What were Aurora's net sales in fiscal 2019?")
+    route, _ = await _route(flow_over(CatalogPeers({"2019"})), "What were Aurora's net sales in fiscal 2019?")
     assert route == Route.WEB  # no undated pages: the dated catalog decides, nothing is looked up
 
 
 async def test_the_next_years_filing_that_reports_the_year_covers_it() -> None:
     # Aurora's FY2022 report carries FY2021 as its comparative column: the KB holds FY2021.
     peers = UndatedPeers({"2021"})
-    route, _ = await _route(_flow(peers), "What were Aurora's net sales in fiscal 2021?")
+    route, _ = await _route(flow_over(peers), "What were Aurora's net sales in fiscal 2021?")
     assert route == Route.LOCAL
     assert peers.lookup_filters == [{"company": "AURORA", "year": 2022}]  # only the next year's filing
-    route, note = await _route(_flow(UndatedPeers({"2019"})), "What were Aurora's net sales in fiscal 2021?")
+    route, note = await _route(flow_over(UndatedPeers({"2019"})), "What were Aurora's net sales in fiscal 2021?")
     assert route == Route.WEB and "no 2021 document of Aurora Devices Inc." in note  # the filing never writes 2021
     peers = UndatedPeers({"2019"})
-    route, _ = await _route(_flow(peers), "What were Aurora's net sales in fiscal 2020?")
+    route, _ = await _route(flow_over(peers), "What were Aurora's net sales in fiscal 2020?")
     assert route == Route.WEB  # no filing of 2021 to carry 2020, and no undated page writes it
     assert peers.lookup_filters == [{"company": "AURORA", "year": 0}]  # only the undated pages were asked
 
 
 async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_company() -> None:
     # "MGM" starts MGMRESORTS, the deployment's name for it: a second company "MGM" would split its pages.
-    settings = OrchestratorSettings(
-        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3, known_companies=["MGMRESORTS"]
-    )
     published = Published()
     web = OnePageWeb(
         "web-2",
@@ -230,7 +202,7 @@ async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_co
         "https://x.example/m",
         "MGM Resorts reported EBITDAR of USD 4.1 billion for 2022.",
     )
-    flow = QuestionFlow(CatalogPeers(set()), settings, web=web, publisher=published)  # type: ignore[arg-type]
+    flow = flow_over(CatalogPeers(set()), web=web, publisher=published, known_companies=["MGMRESORTS"])
     retrieval = await flow.retrieve(await flow.params("What was the EBITDAR of MGM's Las Vegas segment in 2022?"))
     assert retrieval.decision.route == Route.WEB and "MGM" in retrieval.decision.note
     assert [m.company for m in published.messages] == ["MGMRESORTS"]
@@ -243,19 +215,10 @@ class FilterRecordingPeers(CatalogPeers):
         super().__init__(set())
         self.filters_seen: list[dict[str, str | int]] = []
 
-    async def search(
-        self,
-        vector: list[float],
-        k: int,
-        filters: Mapping[str, str | int],
-        text: str = "",
-        mode: str = "",
-        *,
-        term_coverage: bool = False,
-    ) -> list[Passage]:
-        if mode != "lexical":
-            self.filters_seen.append(dict(filters))
-        return await super().search(vector, k, filters, text, mode)
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        if call.mode != "lexical":
+            self.filters_seen.append(dict(call.filters))
+        return super().search_result(call)
 
 
 @pytest.mark.parametrize(
@@ -273,7 +236,7 @@ async def test_a_period_narrows_the_search_only_with_its_company(
     question: str, searched: dict[str, str | int], period: int
 ) -> None:
     peers = FilterRecordingPeers()
-    flow = _flow(peers, coverage_gate=False)
+    flow = flow_over(peers, coverage_gate=False)
     params = await flow.params(question)
     assert params.filters.get("year") == period  # still read from the question
     await flow.retrieve(params)
@@ -295,19 +258,10 @@ class ChineseNewsPeers(CatalogPeers):
         self.found = list(found)
         self.segmented_apart = segmented_apart
 
-    async def search(
-        self,
-        vector: list[float],
-        k: int,
-        filters: Mapping[str, str | int],
-        text: str = "",
-        mode: str = "",
-        *,
-        term_coverage: bool = False,
-    ) -> list[Passage]:
-        if mode == "lexical":
-            self.lexical_lookups.append(text)
-            return [] if self.segmented_apart else [p for p in self.NEWS if set(text) & set(p.text)][:k]
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        if call.mode == "lexical":
+            self.lexical_lookups.append(call.text)
+            return [] if self.segmented_apart else [p for p in self.NEWS if set(call.text) & set(p.text)][: call.k]
         return self.found
 
 
@@ -322,7 +276,7 @@ class ChineseNewsPeers(CatalogPeers):
 )
 async def test_a_chinese_name_no_chunk_holds_sends_the_question_away(question: str, route: Route) -> None:
     peers = ChineseNewsPeers()
-    flow = _flow(peers)
+    flow = flow_over(peers)
     decision = (await flow.retrieve(await flow.params(question))).decision
     assert decision.route == route, decision.note
     if route == Route.WEB:
@@ -339,7 +293,7 @@ async def test_a_chinese_name_no_chunk_holds_sends_the_question_away(question: s
     ],
 )
 async def test_a_chinese_name_counts_as_known_from_either_search(peers: ChineseNewsPeers) -> None:
-    flow = _flow(peers)
+    flow = flow_over(peers)
     decision = (await flow.retrieve(await flow.params("德必集团目前多少项目属于旧楼改造？"))).decision
     assert decision.route == Route.LOCAL, decision.note
 
@@ -352,20 +306,11 @@ class TermPeers(CatalogPeers):
         self.share = share
         self.asked_terms: list[bool] = []
 
-    async def search(
-        self,
-        vector: list[float],
-        k: int,
-        filters: Mapping[str, str | int],
-        text: str = "",
-        mode: str = "",
-        *,
-        term_coverage: bool = False,
-    ) -> list[Passage]:
-        if mode == "lexical":
-            return await super().search(vector, k, filters, text, mode)
-        self.asked_terms.append(term_coverage)
-        return [replace(_HIT, term_coverage=self.share if term_coverage else None)]
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        if call.mode == "lexical":
+            return super().search_result(call)
+        self.asked_terms.append(call.term_coverage)
+        return [replace(_HIT, term_coverage=self.share if call.term_coverage else None)]
 
 
 @pytest.mark.parametrize(
@@ -374,7 +319,7 @@ class TermPeers(CatalogPeers):
 )
 async def test_passages_holding_too_few_of_the_questions_words_send_it_away(share: float | None, route: Route) -> None:
     peers = TermPeers(share)
-    decision = await _route(_flow(peers), "What was the change in deferred revenue between 2018 and 2019?")
+    decision = await _route(flow_over(peers), "What was the change in deferred revenue between 2018 and 2019?")
     assert decision[0] == route, decision[1]
     assert peers.asked_terms[0] is True
     if route == Route.WEB:
@@ -383,13 +328,13 @@ async def test_passages_holding_too_few_of_the_questions_words_send_it_away(shar
 
 async def test_a_kb_company_leaves_the_decision_to_the_catalog_and_zero_turns_the_rule_off() -> None:
     peers = TermPeers(0.1)
-    assert (await _route(_flow(peers), "What were Aurora's net sales in fiscal 2023?"))[0] == Route.LOCAL
+    assert (await _route(flow_over(peers), "What were Aurora's net sales in fiscal 2023?"))[0] == Route.LOCAL
     assert peers.asked_terms[0] is False  # not measured: nothing reads it
     off = TermPeers(0.1)
     question = "What was the change in deferred revenue between 2018 and 2019?"
-    assert (await _route(_flow(off, min_term_coverage=0.0), question))[0] == Route.LOCAL
+    assert (await _route(flow_over(off, min_term_coverage=0.0), question))[0] == Route.LOCAL
     gate_off = TermPeers(0.1)
-    assert (await _route(_flow(gate_off, coverage_gate=False), question))[0] == Route.LOCAL
+    assert (await _route(flow_over(gate_off, coverage_gate=False), question))[0] == Route.LOCAL
     assert gate_off.asked_terms[0] is False
 
 
@@ -405,9 +350,8 @@ async def test_a_kb_company_leaves_the_decision_to_the_catalog_and_zero_turns_th
 async def test_the_web_replaces_local_passages_only_when_they_are_about_something_else(
     peers: CatalogPeers, question: str, local_kept: bool
 ) -> None:
-    settings = OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3)
     web = OnePageWeb("web-1", "Deferred revenue", "https://x.example/d", "Deferred revenue rose in 2019 from 2018.")
-    flow = QuestionFlow(peers, settings, web=web, publisher=Published())  # type: ignore[arg-type]
+    flow = flow_over(peers, web=web, publisher=Published())
     retrieval = await flow.retrieve(await flow.params(question))
     assert retrieval.decision.route == Route.WEB
     origins = {p.origin for p in retrieval.ranked}
@@ -434,10 +378,7 @@ async def test_the_route_reason_names_what_decided_the_route_and_is_counted(
     # Operators see why questions leave the KB (a panel per reason), not only that they do.
     series = ("weaverbird_orchestrator_route_reasons_total", {"reason": reason})
     before = REGISTRY.get_sample_value(*series) or 0.0
-    settings = OrchestratorSettings(
-        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=threshold
-    )
-    flow = QuestionFlow(peers, settings)  # type: ignore[arg-type]
+    flow = flow_over(peers, threshold=threshold)
     retrieval = await flow.retrieve(await flow.params(question))
     assert retrieval.decision.reason == reason, retrieval.decision.note
     assert (retrieval.decision.route == Route.LOCAL) == (reason == "covered")

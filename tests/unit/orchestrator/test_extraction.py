@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
-from weaverbird_orchestrator.domain import Example, GenerationDone, Passage, Turn
+from fixtures.task_generator import ScriptedGenerator
+from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.tasks.extraction import (
     entry_shape,
     extract_json,
@@ -235,33 +235,6 @@ def test_a_wrapped_mapping_is_unwrapped_and_an_empty_or_nested_one_is_not_valid(
 # ---------------------------------------------------------------------------------------------
 
 
-class ScriptedGenerator:
-    """Returns the scripted outputs in turn and records every call."""
-
-    def __init__(self, outputs: Sequence[str]) -> None:
-        self.outputs = list(outputs)
-        self.calls: list[dict] = []
-
-    async def generate(
-        self,
-        question: str,
-        passages: list[Passage],
-        language: str,
-        temperature: float,
-        max_tokens: int,
-        *,
-        task: str = "",
-        examples: Sequence[Example] = (),
-        instruction: str = "",
-        history: Sequence[Turn] = (),
-    ) -> AsyncIterator[str | GenerationDone]:
-        self.calls.append({"task": task, "instruction": instruction, "examples": list(examples), "question": question})
-        text = self.outputs.pop(0)
-        for i in range(0, len(text), 7):  # streamed in pieces, as the generator does
-            yield text[i : i + 7]
-        yield GenerationDone("stop", 10, 5, "fake")
-
-
 def _passages(*texts: str) -> list[Passage]:
     return [Passage(f"p{i}", t, 0.9, f"d{i}", "Report", "src", 1, "local") for i, t in enumerate(texts, 1)]
 
@@ -271,9 +244,9 @@ async def test_valid_first_output_costs_one_call() -> None:
     examples = [Example("q", "{}")]
     out = await extract_json(gen, "Extract revenue and net income", _passages(REPORT), "en", KEYS, examples)
     assert out.valid and not out.repaired and out.attempts == 1
-    assert len(gen.calls) == 1 and gen.calls[0]["task"] == "json"
-    assert gen.calls[0]["instruction"] == shape_instruction(KEYS, "en")
-    assert gen.calls[0]["examples"] == examples
+    assert len(gen.calls) == 1 and gen.calls[0].task == "json"
+    assert gen.calls[0].instruction == shape_instruction(KEYS, "en")
+    assert gen.calls[0].examples == examples
 
 
 async def test_an_invalid_output_is_repaired_once_with_its_errors() -> None:
@@ -282,8 +255,8 @@ async def test_an_invalid_output_is_repaired_once_with_its_errors() -> None:
     )
     out = await extract_json(gen, "Extract revenue and net income", _passages(REPORT), "en", KEYS)
     assert out.valid and out.repaired and out.attempts == 2
-    repair = gen.calls[1]["instruction"]
-    assert gen.calls[1]["task"] == "json"
+    repair = gen.calls[1].instruction
+    assert gen.calls[1].task == "json"
     assert 'missing key "net income"' in repair and '{"revenue": "$412.6 million"}' in repair
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from weaverbird_common.errors import Unavailable
-from weaverbird_orchestrator.domain import Example, GenerationDone, Passage, PromptPrepared, Turn
+from weaverbird_orchestrator.domain import GenerationDone, PromptPrepared, Turn
 from weaverbird_orchestrator.tasks.followup import (
     clean_model_rewrite,
     needs_rewrite,
@@ -174,17 +174,7 @@ class FakeGenerator:
         self.calls: list[tuple[str, tuple[Turn, ...]]] = []
 
     async def generate(
-        self,
-        question: str,
-        passages: list[Passage],
-        language: str,
-        temperature: float,
-        max_tokens: int,
-        *,
-        task: str = "",
-        examples: Sequence[Example] = (),
-        instruction: str = "",
-        history: Sequence[Turn] = (),
+        self, question: str, *args: object, task: str = "", history: Sequence[Turn] = (), **fields: object
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
         self.calls.append((task, tuple(history)))
         if self.error:

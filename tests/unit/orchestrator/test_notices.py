@@ -3,14 +3,10 @@ plain parameters (display names, never a Python literal)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from fixtures.fake_peers import FakePeers
+from fixtures.fake_peers import FakePeers, SearchCall, flow_over
 from weaverbird_orchestrator.catalog import Catalog, display_name
 from weaverbird_orchestrator.convert import route_proto
 from weaverbird_orchestrator.domain import Passage, Route
-from weaverbird_orchestrator.flow import QuestionFlow
-from weaverbird_orchestrator.settings import OrchestratorSettings
 
 
 def _hit(score: float) -> Passage:
@@ -23,17 +19,8 @@ class NorthwindPeers(FakePeers):
     def __init__(self, score: float) -> None:
         super().__init__([_hit(score)], ["Revenue was USD 1,284.6 million [1]."])
 
-    async def search(
-        self,
-        vector: list[float],
-        k: int,
-        filters: Mapping[str, str | int],
-        text: str = "",
-        mode: str = "",
-        *,
-        term_coverage: bool = False,
-    ) -> list[Passage]:
-        return [] if "year" in filters and mode != "lexical" else self.hits[:k]
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        return [] if "year" in call.filters and call.mode != "lexical" else self.hits[: call.k]
 
     async def catalog(self) -> Catalog:
         return Catalog(
@@ -42,21 +29,14 @@ class NorthwindPeers(FakePeers):
         )
 
 
-def _flow(peers: FakePeers, **fields: object) -> QuestionFlow:
-    settings = OrchestratorSettings(
-        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", threshold=0.3, **fields
-    )
-    return QuestionFlow(peers, settings)  # type: ignore[arg-type]
-
-
 async def test_a_covered_question_is_local_and_its_score_decided() -> None:
-    flow = _flow(NorthwindPeers(0.8))
+    flow = flow_over(NorthwindPeers(0.8))
     decision = (await flow.retrieve(await flow.params("What was Northwind Robotics' revenue in fiscal 2024?"))).decision
     assert (decision.route, decision.verdict, decision.score_decided) == (Route.LOCAL, "local", True)
 
 
 async def test_weak_evidence_without_web_is_refused_not_web_and_notes_carry_codes() -> None:
-    flow = _flow(NorthwindPeers(0.1))
+    flow = flow_over(NorthwindPeers(0.1))
     decision = (await flow.retrieve(await flow.params("What was Northwind Robotics' revenue in fiscal 2024?"))).decision
     assert decision.route == Route.WEB and decision.verdict == "refused"  # never the word "web"
     codes = [n.code for n in decision.notices]
@@ -69,13 +49,13 @@ async def test_weak_evidence_without_web_is_refused_not_web_and_notes_carry_code
     assert event.verdict == "refused" and [n.code for n in event.notices] == codes
     assert event.notices[1].params["best"] == "0.100"
     # Without refusing, the answer rests on local passages though the KB was weak: "no_web".
-    flow = _flow(NorthwindPeers(0.1), refuse_without_evidence=False)
+    flow = flow_over(NorthwindPeers(0.1), refuse_without_evidence=False)
     decision = (await flow.retrieve(await flow.params("What was Northwind Robotics' revenue in fiscal 2024?"))).decision
     assert decision.verdict == "no_web"
 
 
 async def test_a_coverage_gap_decides_whatever_the_score() -> None:
-    flow = _flow(NorthwindPeers(0.9))
+    flow = flow_over(NorthwindPeers(0.9))
     decision = (await flow.retrieve(await flow.params("What was Northwind Robotics' revenue in fiscal 2019?"))).decision
     assert decision.route == Route.WEB and not decision.score_decided
     assert decision.notices[-2].code == "coverage_gap" and decision.notices[-2].params["gap"] == "period"

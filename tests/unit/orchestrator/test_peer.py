@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import pytest
 from weaverbird_orchestrator.domain import (
-    Example,
     GenerationDone,
     Passage,
     PromptPrepared,
@@ -18,7 +17,6 @@ from weaverbird_orchestrator.domain import (
     Route,
     RouteDecision,
     Stage,
-    Turn,
 )
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer
 from weaverbird_orchestrator.tasks.peer import (
@@ -90,15 +88,12 @@ class ScriptedGenerator:
         self,
         question: str,
         passages: list[Passage],
-        language: str,
-        temperature: float,
-        max_tokens: int,
-        *,
+        *args: object,
         task: str = "",
-        examples: Sequence[Example] = (),
         instruction: str = "",
-        history: Sequence[Turn] = (),
+        **fields: object,
     ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
+        max_tokens = int(args[2])  # (language, temperature, max_tokens) as tasks/llm.Generator passes them
         self.calls.append(Call(task, question, list(passages), instruction, max_tokens))
         if self.on_call:
             self.on_call()

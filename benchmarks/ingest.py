@@ -23,8 +23,8 @@ from weaverbird_cli.broker import DEAD_LETTER_TOPIC, INGEST_TOPIC, start_broker,
 from weaverbird_cli.stack import LocalStack, StackConfig
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.loaders import document_id_for, load_bytes
+from weaverbird_common.encoders import build_backend
 from weaverbird_common.ingest_messages import IngestMessage, encode_ingest_message
-from weaverbird_embedder.backends import build_backend
 from weaverbird_eval.financebench_kb import page_documents
 
 from benchmarks.financebench import DEFAULT_DATA

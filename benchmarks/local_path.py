@@ -27,7 +27,7 @@ from weaverbird.v1 import (
     retriever_pb2_grpc,
 )
 from weaverbird_cli.stack import LocalStack, StackConfig
-from weaverbird_embedder.backends import build_backend
+from weaverbird_common.encoders import build_backend
 from weaverbird_eval.financebench_kb import build_corpus, embed_corpus, page_documents, upsert_service
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
 from weaverbird_retriever.stores.base import SearchOptions

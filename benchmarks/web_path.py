@@ -25,8 +25,8 @@ from fixtures.web_servers import (
     PageServer,
     SearchServer,
 )
+from weaverbird_common.encoders import build_backend
 from weaverbird_common.web import PageFetcher, UrlGuard
-from weaverbird_embedder.backends import build_backend
 from weaverbird_orchestrator.web import SearxngProvider, WebPath
 from weaverbird_orchestrator.web_evidence import score_web_chunks
 

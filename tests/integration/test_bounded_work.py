@@ -91,7 +91,7 @@ async def generator(llama: LlamaServer) -> AsyncIterator[str]:
 
 @pytest.fixture(scope="module")
 def embedder_backend() -> object:
-    from weaverbird_embedder.backends import build_backend
+    from weaverbird_common.encoders import build_backend
 
     return build_backend("use")
 

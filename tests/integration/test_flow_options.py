@@ -86,8 +86,8 @@ async def test_a_year_the_kb_lacks_relaxes_to_the_company_and_goes_to_the_web(ga
 async def test_in_process_query_encoder_ranks_exactly_like_the_embedder_service(
     stack: LocalStack, ungated: QuestionFlow
 ) -> None:
+    from weaverbird_common.encoders import build_backend
     from weaverbird_common.errors import FailedPrecondition
-    from weaverbird_embedder.backends import build_backend
     from weaverbird_orchestrator.query_encoder import InProcessQueryEncoder
 
     settings = _settings(stack, gate=False)

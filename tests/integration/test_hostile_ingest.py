@@ -18,7 +18,7 @@ from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs import loaders
 from weaverbird_common.docs.budgets import ExtractionBudget
 from weaverbird_common.docs.workers import SlotScheduler, shared_pool
-from weaverbird_embedder.backends import EmbeddingBackend, build_backend
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # `benchmarks` is a folder, not a package
 from benchmarks.hostile_ingest import ONE_LINE, ingester, slow_pdf

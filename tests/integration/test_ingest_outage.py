@@ -23,10 +23,10 @@ from fixtures.kafka_broker import KafkaBroker
 from kafka import KafkaConsumer, TopicPartition
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.docs.loaders import document_id_for
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.ingest_messages import IngestMessage, encode_ingest_message
 from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_common.server import RunningServer, ServiceBinding, start_server
-from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_embedder.servicer import EmbedderServicer
 from weaverbird_ingester.consumer import IngestConsumer
 from weaverbird_ingester.dedupe import DedupeIndex

@@ -24,6 +24,7 @@ from fixtures.kafka_broker import KafkaBroker
 from kafka import KafkaConsumer, TopicPartition
 from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.loaders import document_id_for
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.errors import Unavailable
 from weaverbird_common.ingest_messages import (
     SIGNATURE_HEADER,
@@ -34,7 +35,6 @@ from weaverbird_common.ingest_messages import (
 )
 from weaverbird_common.ingest_publisher import IngestPublisher
 from weaverbird_common.kafka_config import KafkaSettings
-from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_ingester.consumer import IngestConsumer
 from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.writer import DocumentWriter, WriteResult

@@ -15,7 +15,7 @@ serve = pytest.importorskip("ray.serve", reason="ray[serve] is not installed (pi
 
 from ray.serve.config import gRPCOptions  # noqa: E402
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc  # noqa: E402
-from weaverbird_embedder.backends import build_backend  # noqa: E402
+from weaverbird_common.encoders import build_backend  # noqa: E402
 from weaverbird_embedder.ray_app import GRPC_SERVICER_FUNCTION, build_app  # noqa: E402
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -12,16 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_ROOTS = [*sorted(ROOT.glob("services/*/src")), ROOT / "libs/common/src", ROOT / "cli/src", ROOT / "evaluation/src"]
+SOURCE_ROOTS = [
+    *sorted(ROOT.glob("services/*/src")),
+    ROOT / "libs/common/src",
+    ROOT / "cli/src",
+    ROOT / "evaluation/src",
+]
 SERVICES = {path.parent.name for path in ROOT.glob("services/*/src")}
 
-# Service -> other service imports still being removed by a parallel change (issue 36): the
-# orchestrator's query encoder and reranker use the embedder's backends until they move to
-# weaverbird_common.encoders. Delete the entry once that lands; the test then holds it out for good.
-EXPECTED_CROSS_SERVICE: set[tuple[str, str]] = {
-    ("weaverbird_orchestrator.query_encoder", "weaverbird_embedder.backends"),
-    ("weaverbird_orchestrator.rerank", "weaverbird_embedder.backends"),
-}
+# Service -> other service imports still allowed; none: services share code through libs/common only.
+EXPECTED_CROSS_SERVICE: set[tuple[str, str]] = set()
 
 
 def module_name(root: Path, path: Path) -> str:

@@ -75,7 +75,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def run_route(args: argparse.Namespace) -> int:
-    from weaverbird_embedder.backends import build_backend
+    from weaverbird_common.encoders import build_backend
 
     from weaverbird_eval import route
 

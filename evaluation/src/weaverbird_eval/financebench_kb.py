@@ -19,7 +19,7 @@ from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.docs.entities import document_entities
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.docs.metadata import metadata_from_filename
-from weaverbird_embedder.backends import build_backend
+from weaverbird_common.encoders import build_backend
 
 from weaverbird_eval.cache import cache_dir
 

@@ -270,8 +270,8 @@ class Stack:
 @asynccontextmanager
 async def serving_stack(endpoint: str, data: Path, workdir: Path) -> AsyncIterator[Stack]:
     from weaverbird.v1 import embedder_pb2_grpc, generator_pb2_grpc, retriever_pb2_grpc
+    from weaverbird_common.encoders import build_backend
     from weaverbird_common.server import ServiceBinding, start_server
-    from weaverbird_embedder.backends import build_backend
     from weaverbird_embedder.servicer import EmbedderServicer
     from weaverbird_generator.llm_client import ChatClient
     from weaverbird_generator.servicer import GeneratorServicer

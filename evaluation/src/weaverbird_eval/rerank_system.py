@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from weaverbird_embedder.backends import build_backend
+from weaverbird_common.encoders import build_backend
 from weaverbird_orchestrator.rerank.embedder import EmbedderReranker
 
 from weaverbird_eval.corpus import chunk_units

@@ -26,9 +26,9 @@ from typing import Any, Protocol
 
 import numpy as np
 from tqdm import tqdm
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.periods import prefer_period
 from weaverbird_common.questions import alias_map, filters_from_question, search_filters
-from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.settings import RetrieverSettings
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id

@@ -117,7 +117,7 @@ def test_trained_reranker_is_saved_with_a_card_and_served_by_the_reranking_stage
 
 
 def test_trained_encoder_is_served_by_the_embedder_backend(pairs_file: Path, shared_data: Path, tmp_path: Path) -> None:
-    from weaverbird_embedder.backends.sentence_transformers_backend import SentenceTransformersBackend
+    from weaverbird_common.encoders.sentence_transformers_backend import SentenceTransformersBackend
 
     base = build_tiny_bi_encoder(tmp_path / "base")
     out = tmp_path / "models"

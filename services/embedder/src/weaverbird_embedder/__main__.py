@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
+from weaverbird_common.encoders import build_backend
 from weaverbird_common.logs import configure_logging
 from weaverbird_common.server import ServiceBinding, serve_forever
 
-from weaverbird_embedder.backends import build_backend
 from weaverbird_embedder.servicer import EmbedderServicer
 from weaverbird_embedder.settings import EmbedderSettings
 

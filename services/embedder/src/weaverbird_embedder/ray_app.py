@@ -26,9 +26,9 @@ from ray import serve
 from ray.serve.deployment import Application
 from ray.serve.grpc_util import RayServegRPCContext
 from weaverbird.v1 import embedder_pb2
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.errors import WeaverbirdError
 
-from weaverbird_embedder.backends import EmbeddingBackend, build_backend
 from weaverbird_embedder.batcher import Kind
 from weaverbird_embedder.servicer import EmbedderServicer
 from weaverbird_embedder.settings import EmbedderSettings

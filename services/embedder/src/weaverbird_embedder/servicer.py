@@ -7,9 +7,9 @@ import asyncio
 import grpc
 import numpy as np
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
+from weaverbird_common.encoders import EmbeddingBackend
 from weaverbird_common.errors import Overloaded
 
-from weaverbird_embedder.backends import EmbeddingBackend
 from weaverbird_embedder.batcher import Kind, MicroBatcher
 from weaverbird_embedder.validation import validate_embed
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from weaverbird_common.facts.answer import FactAnswer, answer_from_facts
+from weaverbird_common.facts.answer import FactAnswer, amount_text, answer_from_facts
 from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import FigureQuestion, read_question
 from weaverbird_common.facts.units import multiplier_word
@@ -25,8 +25,10 @@ from weaverbird_orchestrator.events import (
     CitationsEvent,
     DoneEvent,
     FurtherReadingEvent,
+    TaskExtras,
     TokenEvent,
 )
+from weaverbird_orchestrator.outcomes import CalcFigure, CalculationOutcome
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,7 @@ class FactReply:
     passages: list[Passage]
     answer: FactAnswer
     miss: str = ""
+    numbers: tuple[int, ...] = ()  # the citation [n] of each of answer.used
 
 
 def _concepts(question: FigureQuestion) -> list[str]:
@@ -102,7 +105,34 @@ async def answer_from_kb(question: str, company: str, language: str, lookup: Loo
     if not isinstance(result, FactAnswer):
         log.info("facts could not answer %r: %s %s", question, result.reason, result.detail)
         return None
-    return FactReply(result.text, cites.passages, result)
+    return FactReply(result.text, cites.passages, result, numbers=tuple(cites(f) for f in result.used))
+
+
+def calculation(reply: FactReply) -> CalculationOutcome:
+    """What the page and CLI show under a computed answer: the formula and each figure cited to its page."""
+    answer = reply.answer
+    figures = tuple(
+        CalcFigure(
+            letter="",
+            label=f"{fact.label} ({fact.period.label()})",
+            text=amount_text(fact.amount, fact),
+            passage=number,
+            value=fact.value,
+            scale=fact.scale if fact.unit == "currency" and fact.scale > 0 else 1.0,
+            percent=fact.unit == "percent",
+        )
+        for fact, number in zip(answer.used, reply.numbers, strict=True)
+    )
+    formula = "; ".join(p for p in (answer.formula if answer.steps else "", *answer.steps) if p)
+    result, unit = answer.value, ""
+    if answer.unit in ("percent", "percentage points"):
+        result = answer.value * 100 if answer.metric else answer.value
+        unit = "%" if answer.unit == "percent" else answer.unit
+    elif answer.unit in ("days", "times"):
+        unit = answer.unit
+    elif answer.unit in ("currency", "per_share", "shares") and figures:
+        result, unit = answer.value / figures[0].scale, figures[0].unit
+    return CalculationOutcome(figures=figures, formula=formula, result=result, unit=unit, answer=reply.text)
 
 
 def take_local(retrieval: Retrieval) -> None:
@@ -117,8 +147,9 @@ def take_local(retrieval: Retrieval) -> None:
     decision.note = notices.note_text(decision.notices)
 
 
-async def reply_events(reply: FactReply, retrieval: Retrieval, conversation_id: str, task: object,
-                       elapsed_ms: Callable[[], float]) -> AsyncIterator[AskEvent]:
+async def reply_events(
+    reply: FactReply, retrieval: Retrieval, conversation_id: str, task: object, elapsed_ms: Callable[[], float]
+) -> AsyncIterator[AskEvent]:
     """The events of a fact answer, in the passage path's order: tokens, citations, reading, done."""
     decision = retrieval.decision
     decision.timings.first_token_ms = elapsed_ms()
@@ -133,4 +164,5 @@ async def reply_events(reply: FactReply, retrieval: Retrieval, conversation_id: 
         answer_check="supported",
         answer_cites_passages=True,
         task=task,  # type: ignore[arg-type]
+        extras=TaskExtras(calculation=calculation(reply)),
     )

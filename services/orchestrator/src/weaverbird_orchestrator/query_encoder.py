@@ -58,6 +58,6 @@ def with_query_encoder(peers: Any, mode: str, backend_name: str) -> Any:
     The embedder package is imported only here, so service-mode images need not ship it."""
     if mode != "in_process":
         return peers
-    from weaverbird_embedder.backends import build_backend
+    from weaverbird_common.encoders import build_backend
 
     return InProcessQueryEncoder(peers, build_backend(backend_name))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from weaverbird_embedder.backends.base import (
+from weaverbird_common.encoders.base import (
     BackendUnavailable,
     Kind,
     check_inputs,

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from weaverbird_embedder.backends.base import (
+from weaverbird_common.encoders.base import (
     BackendUnavailable,
     Kind,
     check_inputs,

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from weaverbird_embedder.backends.base import (
+from weaverbird_common.encoders.base import (
     BackendUnavailable,
     Kind,
     check_inputs,

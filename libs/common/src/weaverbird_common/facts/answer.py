@@ -28,6 +28,8 @@ class FactAnswer:
     text: str
     formula: str
     used: tuple[Fact, ...]
+    steps: tuple[str, ...] = ()  # the formula with the figures put in ("= 325.2 / 842.5")
+    metric: bool = False  # a metric's value: a percent is a fraction (0.224), a figure's is as printed (22.4)
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,9 @@ class _Lookup:
         return found.amount / self.scale if found.unit == "currency" else found.amount
 
 
-def answer_from_facts(question: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str = "en"
-                      ) -> FactAnswer | FactMiss:
+def answer_from_facts(
+    question: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str = "en"
+) -> FactAnswer | FactMiss:
     if question.metric is not None:
         return _metric_answer(question, question.metric, facts, cite, language)
     return _concept_answer(question, facts, cite, language)
@@ -105,7 +108,7 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
     else:
         value = last.amount
         formula = _show(last, cite)
-    shown = _amount_text(value, last)
+    shown = amount_text(value, last)
     name = last.label
     period = " - ".join(f.period.label() for f in picked) if len(picked) > 1 else last.period.label()
     if language == "zh":
@@ -117,11 +120,13 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
         text = f"{name} ({period}): {shown} {_cites(picked, cite)}."
     if len(picked) > 1:
         text += f" {formula}"
-    return FactAnswer(value, last.unit, text, formula, tuple(picked))
+    steps = (f"= {formula}",) if len(picked) > 1 else ()
+    return FactAnswer(value, last.unit, text, formula, tuple(picked), steps)
 
 
-def _metric_answer(q: FigureQuestion, metric: Metric, facts: Sequence[Fact], cite: Cite, language: str
-                   ) -> FactAnswer | FactMiss:
+def _metric_answer(
+    q: FigureQuestion, metric: Metric, facts: Sequence[Fact], cite: Cite, language: str
+) -> FactAnswer | FactMiss:
     results: list[tuple[int, Computed]] = []
     used: list[Fact] = []
     for year in q.years:
@@ -159,14 +164,14 @@ def _metric_answer(q: FigureQuestion, metric: Metric, facts: Sequence[Fact], cit
     else:
         lines = [f"{name} {period}: {shown} {_cites(used, cite)}."]
     lines.append(f"{words['formula']}{metric.description}")
-    for _, computed in results:
-        lines.append(f"= {computed.formula}")
+    steps = [f"= {computed.formula}" for _, computed in results]
     if how:
-        lines.append(f"{q.aggregate.title()}: {how} = {shown}")
-    figures = "; ".join(f"{f.label} ({f.period.label()}) {_amount_text(f.amount, f)} [{cite(f)}]" for f in used)
+        steps.append(f"{q.aggregate.title()}: {how} = {shown}")
+    lines.extend(steps)
+    figures = "; ".join(f"{f.label} ({f.period.label()}) {amount_text(f.amount, f)} [{cite(f)}]" for f in used)
     lines.append(f"{words['figures']}{figures}")
     text = "\n".join(lines)
-    return FactAnswer(value, unit, text, metric.description, tuple(used))
+    return FactAnswer(value, unit, text, metric.description, tuple(used), tuple(steps), metric=True)
 
 
 def _cites(facts: Sequence[Fact], cite: Cite) -> str:
@@ -179,10 +184,10 @@ def _cites(facts: Sequence[Fact], cite: Cite) -> str:
 
 
 def _show(fact: Fact, cite: Cite) -> str:
-    return f"{_amount_text(fact.amount, fact)} ({fact.period.label()}) [{cite(fact)}]"
+    return f"{amount_text(fact.amount, fact)} ({fact.period.label()}) [{cite(fact)}]"
 
 
-def _amount_text(amount: float, like: Fact) -> str:
+def amount_text(amount: float, like: Fact) -> str:
     """An amount in the scale its table states: "USD 177,866 million", "6.15 per share", "21.4 %"."""
     if like.unit == "percent":
         return f"{amount:,.2f} %".replace(".00 %", " %")
@@ -216,13 +221,13 @@ def _metric_value(value: float, unit: str, like: Fact | None = None) -> str:
     if unit in ("ratio", "times"):
         return f"{value:.2f}" + (" times" if unit == "times" else "")
     if unit == "currency" and like is not None:
-        return _amount_text(value, like)
+        return amount_text(value, like)
     return f"{value:,.2f}"
 
 
 def _conflict_text(conflict: Conflict, language: str) -> str:
     name = CONCEPTS[conflict.concept].en[0] if conflict.concept in CONCEPTS else conflict.concept
-    values = "; ".join(f"{_amount_text(f.amount, f)} ({f.label}, page {f.page})" for f in conflict.facts[:4])
+    values = "; ".join(f"{amount_text(f.amount, f)} ({f.label}, page {f.page})" for f in conflict.facts[:4])
     if language == "zh":
         return f"知识库中 {conflict.year} 年的 {name} 有不同的数值：{values}。"
     return f"The knowledge base holds different values for {name} in {conflict.year}: {values}."

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import years_in
 
-_PCT = re.compile(r"percent(?:age)? (?:change|increase|decrease|growth)|% change|growth rate|rate of change",
-                  re.IGNORECASE)
+_PCT = re.compile(
+    r"percent(?:age)? (?:change|increase|decrease|growth)|% change|growth rate|rate of change", re.IGNORECASE
+)
 _CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
 _END = r"(?=\s+(?:in|for|as of|at|during)\s+(?:fy\s*)?(?:19|20)\d{2}|\s+in\s+(?:fiscal|the year)|\?|$)"
@@ -74,7 +75,7 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
-    """"ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year."""
+    """ "ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year."""
     ratio = _RATIO.search(question)
     share = None if ratio else _SHARE.search(question)
     if not (ratio or share) or len(years) != 1:

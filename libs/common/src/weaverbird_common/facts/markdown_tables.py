@@ -58,7 +58,7 @@ def _column_scale(header: str, caption: units.Scale | None) -> tuple[float, str]
 
 
 def _unit_words(header: str) -> str:
-    """"(USD million)" -> "in millions" so the scale reader sees it."""
+    """ "(USD million)" -> "in millions" so the scale reader sees it."""
     m = re.search(r"(thousand|million|billion)", header, re.IGNORECASE)
     if m:
         return f"in {m.group(1).lower()}s"

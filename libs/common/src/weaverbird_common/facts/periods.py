@@ -8,10 +8,7 @@ import re
 from weaverbird_common.facts.model import Period
 
 _MONTHS = {
-    m: i + 1
-    for i, m in enumerate(
-        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-    )
+    m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
 }
 _DURATION = re.compile(
     r"(?P<n>three|six|nine|twelve|3|6|9|12|thirteen|twenty-six|thirty-nine|fifty-two|13|26|39|52)[- ]"
@@ -20,8 +17,9 @@ _DURATION = re.compile(
 )
 _WORD_MONTHS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "3": 3, "6": 6, "9": 9, "12": 12}
 _WEEKS = {"thirteen": 3, "13": 3, "twenty-six": 6, "26": 6, "thirty-nine": 9, "39": 9, "fifty-two": 12, "52": 12}
-_MONTH_DAY = re.compile(r"\b(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*(?P<day>\d{1,2})?\b",
-                        re.IGNORECASE)
+_MONTH_DAY = re.compile(
+    r"\b(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s*(?P<day>\d{1,2})?\b", re.IGNORECASE
+)
 # What may sit between the years of one header: month-day text, duration words, "and", "as restated".
 HEADER_GLUE = re.compile(
     r"^(?:[\s,;:|()]|and\b|as\b|restated\b|fiscal\b|years?\b|ended\b|ending\b|months?\b|weeks?\b|quarters?\b|"

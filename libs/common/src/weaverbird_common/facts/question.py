@@ -22,8 +22,9 @@ _RANGE = re.compile(
 )
 _AVERAGE = re.compile(r"\b(\d|three|two|four|five)[- ]year average\b|平均", re.IGNORECASE)
 _CHANGE = re.compile(r"\bchange in\b|\bdifference in\b|变化|变动", re.IGNORECASE)
-_DEFINED_PART = re.compile(r"\b(?:is |here is )?defined as\b.*?(?:[.?](?=\s|$)|$)|\bdefine\b.*?(?:[.?](?=\s|$)|$)",
-                           re.IGNORECASE | re.DOTALL)
+_DEFINED_PART = re.compile(
+    r"\b(?:is |here is )?defined as\b.*?(?:[.?](?=\s|$)|$)|\bdefine\b.*?(?:[.?](?=\s|$)|$)", re.IGNORECASE | re.DOTALL
+)
 _QUARTER = re.compile(
     r"\bQ([1-4])\b|\b([1-4])Q\b|(first|second|third|fourth) (?:fiscal )?quarter|第([一二三四1-4])季度|([一二三四])季度",
     re.IGNORECASE,
@@ -112,8 +113,9 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
     if defined is not None:
         if not aggregate:
             years = years[-1:]
-        return FigureQuestion(tuple(years), metric=defined, quarter=quarter, aggregate=aggregate,
-                              defined_in_question=True)
+        return FigureQuestion(
+            tuple(years), metric=defined, quarter=quarter, aggregate=aggregate, defined_in_question=True
+        )
     metrics = asked
     if metrics:
         metric = metrics[0]
@@ -121,12 +123,14 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
         # average balance reaches back to the year before by itself).
         if not aggregate:
             years = years[-1:]
-        return FigureQuestion(tuple(years), metric=metric, quarter=quarter, aggregate=aggregate,
-                              candidates=tuple(m.id for m in metrics))
+        return FigureQuestion(
+            tuple(years), metric=metric, quarter=quarter, aggregate=aggregate, candidates=tuple(m.id for m in metrics)
+        )
     concepts = concepts_in_text(question)
     if concepts:
         if not aggregate:
             years = years[-1:]
-        return FigureQuestion(tuple(years), concept=concepts[0], quarter=quarter, aggregate=aggregate,
-                              candidates=tuple(concepts))
+        return FigureQuestion(
+            tuple(years), concept=concepts[0], quarter=quarter, aggregate=aggregate, candidates=tuple(concepts)
+        )
     return None

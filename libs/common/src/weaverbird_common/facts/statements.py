@@ -48,8 +48,12 @@ _TOP_KINDS = (
             r"\bbalance sheets?\b|statements? of (?:consolidated )?financial (?:position|condition)|资产负债表", re.I
         ),
     ),
-    ("cash_flow", re.compile(r"\bcash flows? statements?\b|statements? of (?:consolidated )?cash flows?|现金流量表",
-                             re.IGNORECASE)),
+    (
+        "cash_flow",
+        re.compile(
+            r"\bcash flows? statements?\b|statements? of (?:consolidated )?cash flows?|现金流量表", re.IGNORECASE
+        ),
+    ),
 )
 
 
@@ -60,8 +64,9 @@ def page_top_kind(text: str) -> str:
     for kind, pattern in _TOP_KINDS:
         for found in pattern.finditer(top):
             before = top[max(0, found.start() - 40) : found.start()]
-            if not re.search(r"\b(?:our|the|to|in|of|see|and|affecting|within|these)\b[\w ]{0,25}$", before,
-                             re.IGNORECASE):
+            if not re.search(
+                r"\b(?:our|the|to|in|of|see|and|affecting|within|these)\b[\w ]{0,25}$", before, re.IGNORECASE
+            ):
                 return kind
     return "other"
 

@@ -134,8 +134,10 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             # Merge the year runs of one header ("January 28, 2017 January 30, 2016 ...").
             group = list(run)
             j = i + 1
-            while j < len(runs) and _is_header_run(runs[j]) and periods.HEADER_GLUE.match(
-                text[group[-1].end : runs[j][0].start]
+            while (
+                j < len(runs)
+                and _is_header_run(runs[j])
+                and periods.HEADER_GLUE.match(text[group[-1].end : runs[j][0].start])
             ):
                 group.extend(runs[j])
                 j += 1

@@ -65,7 +65,7 @@ def build_reranker(settings: Any) -> Reranker:
             budget_ms=settings.reranker_budget_ms,
         )
     if name == "embedder":
-        from weaverbird_embedder.backends import BackendUnavailable, build_backend
+        from weaverbird_common.encoders import BackendUnavailable, build_backend
 
         from weaverbird_orchestrator.rerank.embedder import EmbedderReranker
 

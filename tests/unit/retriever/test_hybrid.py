@@ -17,7 +17,7 @@ from weaverbird_common.errors import FailedPrecondition, InvalidArgument
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
-from weaverbird_retriever.stores import ChunkRecord, VectorStore, edge_store, open_store, point_id, qdrant_requests
+from weaverbird_retriever.stores import ChunkRecord, VectorStore, edge_migrations, open_store, point_id, qdrant_requests
 from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions
 from weaverbird_retriever.stores.edge_store import EdgeStore
 from weaverbird_retriever.stores.figures import asks_for_description, number_density
@@ -513,7 +513,7 @@ def _prose_and_table() -> list[ChunkRecord]:
 def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(edge_store, "_MIGRATE_PAGE", 1)  # one point a page: every page is read
+    monkeypatch.setattr(edge_migrations, "MIGRATE_PAGE", 1)  # one point a page: every page is read
     directory = tmp_path / "edge" / "kb"
     store = EdgeStore(directory, "kb")
     store.ensure_collection(DIM)

@@ -6,17 +6,14 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
 import qdrant_edge as qe
 
-from weaverbird_retriever.lexical import LEXICAL_VECTOR, SparseVector, encoder
+from weaverbird_retriever.lexical import LEXICAL_VECTOR, encoder
 from weaverbird_retriever.stores.base import (
     INDEXED_FIELDS,
-    RRF_K,
     TEXT_KEY,
     ChunkRecord,
     CollectionMissing,
@@ -35,17 +32,22 @@ from weaverbird_retriever.stores.base import (
     check_filters,
     check_search,
     cosine,
-    lexical_copies,
     lexical_text,
     record_payload,
     split_payload,
 )
-from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, density_field, prior_weight
+from weaverbird_retriever.stores.edge_migrations import add_figure_densities, add_lexical_vectors, add_missing_indexes
+from weaverbird_retriever.stores.edge_requests import (
+    call,
+    dense_of,
+    index_schema,
+    query_parts,
+    shard_config,
+    to_filter,
+)
+from weaverbird_retriever.stores.rw_lock import RWLock
 
 log = logging.getLogger(__name__)
-
-P = ParamSpec("P")
-T = TypeVar("T")
 
 # Optimise once this many points sit outside any HNSW index. Measured at 512-d on 2 cores: an
 # unindexed point costs ~0.1 µs per query (100k unindexed = 11 ms p50), so 20k adds ~2 ms to every
@@ -59,66 +61,11 @@ _UPSERT_SLICE = 512
 
 _CONFIG_FILE = "edge_config.json"
 
-# Filters matching fewer points than this (in KB of float32 vectors: 20k points at 512-d) are
-# answered by scanning exactly those points, found through the payload index. At the engine default
-# (10 MB) a one-company-in-ten filter on 50k points went through the HNSW graph instead and recalled
-# 0.33 of the true top 10; at 40 MB it recalled 0.98 in 0.3 ms. It also means segments under 40 MB
-# are brute-forced (~1-2 ms), which is exact.
-FULL_SCAN_THRESHOLD_KB = 40_000
-
 # Search beam width. On clustered 512-d data at 100k points recall@10 was 0.93 at the engine default
 # (100) and 0.96 at 256, for about 0.6 ms more per search (benchmarks/vector_stores.py).
 DEFAULT_HNSW_EF = 256
-
-
-# Mid-selectivity filter fields that get payload-aware HNSW links (see _index_schema).
-_PAYLOAD_GRAPH_FIELDS = frozenset({"company", "year", "quarter"})
-
-# Points read per scroll while adding lexical vectors to a shard made before them.
-_MIGRATE_PAGE = 1024
 # Points per scroll call when reading payloads back (listing documents).
 _SCROLL_PAGE = 1024
-
-
-class _RWLock:
-    """Many readers or one writer; a waiting writer blocks new readers so close() cannot starve."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-        self._writers_waiting = 0
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            while self._writer or self._writers_waiting:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if self._readers == 0:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self._cond:
-            self._writers_waiting += 1
-            try:
-                while self._writer or self._readers:
-                    self._cond.wait()
-            finally:
-                self._writers_waiting -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()
 
 
 class EdgeStore:
@@ -156,7 +103,7 @@ class EdgeStore:
         self._quantize = quantize
         self._indexing_threshold_kb = indexing_threshold_kb
         self.hnsw_ef = hnsw_ef
-        self._lock = _RWLock()
+        self._lock = RWLock()
         self._write = threading.Lock()
         self._shard: qe.EdgeShard | None = None
         self._dim: int | None = None
@@ -164,10 +111,11 @@ class EdgeStore:
         self._closed = False
         if self._shard_exists():
             shard = self._load()
-            self._add_missing_indexes(shard)
+            add_missing_indexes(shard)
             if not self._lexical:
-                self._add_lexical_vectors(shard)
-            self._add_figure_densities(shard)
+                add_lexical_vectors(shard, self._name)
+                self._lexical = True
+            add_figure_densities(shard, self._name)
             # A crash between a bulk load and its optimise leaves points unindexed; pay for it at
             # start-up, before serving, rather than on the first searches.
             self._maybe_optimize_locked(shard)
@@ -205,12 +153,14 @@ class EdgeStore:
                     raise DimensionMismatch(f"collection {self._name!r} has dimension {self._dim}, not {dimension}")
                 return
             try:
-                shard = qe.EdgeShard.create(str(self._dir), self._config(dimension))
+                shard = qe.EdgeShard.create(
+                    str(self._dir), shard_config(dimension, self._quantize, self._indexing_threshold_kb)
+                )
             except Exception as exc:
                 raise StoreError(f"cannot create edge shard at {self._dir}: {exc}") from exc
             try:
                 for name, kind in INDEXED_FIELDS.items():
-                    _call(shard.update, qe.UpdateOperation.create_field_index(name, _index_schema(name, kind)))
+                    call(shard.update, qe.UpdateOperation.create_field_index(name, index_schema(name, kind)))
             except StoreError:
                 shard.close()  # release the WAL lock so a retry can load what was created
                 raise
@@ -239,20 +189,20 @@ class EdgeStore:
             points = [qe.Point(canonical_id(r.id), self._vectors(r, dim), record_payload(r)) for r in records]
             with self._write:
                 for start in range(0, len(points), _UPSERT_SLICE):
-                    _call(shard.update, qe.UpdateOperation.upsert_points(points[start : start + _UPSERT_SLICE]))
+                    call(shard.update, qe.UpdateOperation.upsert_points(points[start : start + _UPSERT_SLICE]))
                 # The writer pays for indexing, not the next searcher: search runs inline on the
                 # retriever's event loop, and an optimise there would stall every request.
                 self._maybe_optimize_locked(shard)
 
     def delete_document(self, document_id: str) -> int:
-        flt = self._filter(check_filters({"document_id": document_id}))
+        flt = to_filter(check_filters({"document_id": document_id}))
         with self._lock.read():
             shard, _ = self._require()
             with self._write:
                 # Under the writer mutex no upsert can add matching points between count and delete.
-                count = int(_call(shard.count, qe.CountRequest(exact=True, filter=flt)))
+                count = int(call(shard.count, qe.CountRequest(exact=True, filter=flt)))
                 if count:
-                    _call(shard.update, qe.UpdateOperation.delete_points_by_filter(flt))
+                    call(shard.update, qe.UpdateOperation.delete_points_by_filter(flt))
         return count
 
     def optimize(self) -> bool:
@@ -275,7 +225,7 @@ class EdgeStore:
         options: SearchOptions | None = None,
     ) -> list[Hit]:
         options = check_search(k, options)
-        flt = self._filter(check_filters(filters), check_filters(options.exclude))
+        flt = to_filter(check_filters(filters), check_filters(options.exclude))
         with self._lock.read():
             shard, dim = self._require()
             dense = as_vector(vector, dim)
@@ -289,63 +239,27 @@ class EdgeStore:
                 with_payload=True,
                 # Dense vectors come back so every hit carries its cosine, the scale c is set on.
                 with_vector=[""] if options.mode != "dense" else False,
-                **self._query(dense, lexical, k, flt, options),
+                **query_parts(dense, lexical, k, flt, options, self._search_params),
             )
-            points = _call(shard.query, request)
+            points = call(shard.query, request)
         hits = []
         for p in points:
             text, payload = split_payload(p.payload)
-            score = float(p.score) if options.mode == "dense" else cosine(dense, _dense_of(p.vector))
+            score = float(p.score) if options.mode == "dense" else cosine(dense, dense_of(p.vector))
             hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
         return hits
 
-    def _query(
-        self, dense: list[float], lexical: SparseVector | None, k: int, flt: qe.Filter | None, options: SearchOptions
-    ) -> dict[str, object]:
-        """The query (and prefetches) of a QueryRequest for the mode."""
-        sparse = None
-        if lexical is not None:
-            sparse = qe.Query.Nearest(qe.SparseVector(lexical.indices, lexical.values), using=LEXICAL_VECTOR)
-        if options.mode == "dense":
-            return {"query": qe.Query.Nearest(dense)}
-        if options.mode == "lexical":
-            return {"query": sparse}
-        limit = max(k, options.prefetch)
-        legs = [
-            qe.Prefetch(limit=limit, query=qe.Query.Nearest(dense), filter=flt, params=self._search_params),
-            *[qe.Prefetch(limit=limit, query=sparse, filter=flt) for _ in range(lexical_copies(options))],
-        ]
-        fusion = (
-            qe.Fusion.Rrf(k=RRF_K, weights=[1.0, options.lexical_weight])
-            if options.fusion == "rrf"
-            else qe.Fusion.Dbsf()
-        )
-        weight = prior_weight(options)
-        if not weight:
-            return {"prefetches": legs, "query": fusion}
-        # The figure prior: the fused candidates re-scored as fused score + weight x number density.
-        expression = qe.Expression.Sum(
-            [
-                qe.Expression.Variable("$score"),
-                qe.Expression.Mult([qe.Expression.Constant(weight), qe.Expression.Variable(FIGURE_DENSITY_KEY)]),
-            ]
-        )
-        return {
-            "prefetches": [qe.Prefetch(limit=limit, query=fusion, prefetches=legs)],
-            "query": qe.Formula(expression, defaults={FIGURE_DENSITY_KEY: 0.0}),
-        }
-
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
-        flt = self._filter(check_filters(filters))
+        flt = to_filter(check_filters(filters))
         with self._lock.read():
             shard, _ = self._require()
-            response = _call(shard.facet, qe.FacetRequest(key, limit=limit, exact=True, filter=flt))
+            response = call(shard.facet, qe.FacetRequest(key, limit=limit, exact=True, filter=flt))
         return [(h.value, int(h.count)) for h in response.hits]
 
     def scroll(
         self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
     ) -> list[StoredPoint]:
-        flt = self._filter(check_filters(filters))
+        flt = to_filter(check_filters(filters))
         payload = True if with_text else qe.PayloadSelector.Exclude([TEXT_KEY])
         out: list[StoredPoint] = []
         offset = None
@@ -359,7 +273,7 @@ class EdgeStore:
                     with_payload=payload,
                     with_vector=False,
                 )
-                records, offset = _call(shard.scroll, request)
+                records, offset = call(shard.scroll, request)
                 for r in records:
                     text, fields = split_payload(r.payload)
                     out.append(StoredPoint(id=str(r.id), text=text, payload=fields))
@@ -370,14 +284,14 @@ class EdgeStore:
     def stats(self) -> CollectionStats:
         with self._lock.read():
             shard, dim = self._require()
-            info = _call(shard.info)
+            info = call(shard.info)
         return CollectionStats(name=self._name, points=int(info.points_count), dimension=dim, backend=self.backend)
 
     def unindexed_points(self) -> int:
         """Points not covered by an HNSW index (small segments stay brute-force by design)."""
         with self._lock.read():
             shard, _ = self._require()
-            info = _call(shard.info)
+            info = call(shard.info)
         return self._unindexed(info)
 
     # -- internals ---------------------------------------------------------------------------------
@@ -388,92 +302,6 @@ class EdgeStore:
             return dense
         sparse = encoder().document(lexical_text(record.text, record.payload))
         return {"": dense, LEXICAL_VECTOR: qe.SparseVector(sparse.indices, sparse.values)}
-
-    def _add_missing_indexes(self, shard: qe.EdgeShard) -> None:
-        """Payload indexes added to INDEXED_FIELDS after a shard was made (doc_type, aliases)."""
-        existing = set(_call(shard.info).payload_schema)
-        for name, kind in INDEXED_FIELDS.items():
-            if name not in existing:
-                _call(shard.update, qe.UpdateOperation.create_field_index(name, _index_schema(name, kind)))
-
-    def _add_lexical_vectors(self, shard: qe.EdgeShard) -> None:
-        """Migrates a shard made before lexical vectors: adds the sparse vector and fills it from
-        each point's stored text, so an existing knowledge base gains hybrid search on restart."""
-        started = time.perf_counter()
-        _call(shard.update, qe.UpdateOperation.create_sparse_vector(LEXICAL_VECTOR, modifier=qe.Modifier.Idf))
-        lex = encoder()
-        offset, migrated = None, 0
-        while True:
-            records, offset = _call(
-                shard.scroll, qe.ScrollRequest(offset=offset, limit=_MIGRATE_PAGE, with_payload=True, with_vector=False)
-            )
-            updates = []
-            for r in records:
-                text, payload = split_payload(r.payload)
-                sparse = lex.document(lexical_text(text, payload))
-                updates.append(qe.PointVectors(r.id, {LEXICAL_VECTOR: qe.SparseVector(sparse.indices, sparse.values)}))
-            if updates:
-                _call(shard.update, qe.UpdateOperation.update_vectors(updates))
-                migrated += len(updates)
-            if offset is None:
-                break
-        _call(shard.flush)
-        self._lexical = True
-        log.info(
-            "edge shard %s: lexical vectors added to %d points in %.1f s",
-            self._name,
-            migrated,
-            time.perf_counter() - started,
-        )
-
-    def _add_figure_densities(self, shard: qe.EdgeShard) -> None:
-        """Migrates points stored before the figure prior kept its number density in the payload: reads
-        each one's text and sets the field, so an existing knowledge base ranks as a new one on restart."""
-        missing = qe.Filter(must=[qe.IsEmptyCondition(FIGURE_DENSITY_KEY)])
-        started, migrated, offset = time.perf_counter(), 0, None
-        while True:
-            # Pages in id order: a point whose field is set has an id before the next page's offset.
-            records, offset = _call(
-                shard.scroll,
-                qe.ScrollRequest(
-                    offset=offset, limit=_MIGRATE_PAGE, filter=missing, with_payload=True, with_vector=False
-                ),
-            )
-            for r in records:
-                field = density_field(split_payload(r.payload)[0])
-                _call(shard.update, qe.UpdateOperation.set_payload([r.id], field))
-            migrated += len(records)
-            if offset is None:
-                break
-        if migrated:
-            _call(shard.flush)
-            log.info(
-                "edge shard %s: figure density added to %d points in %.1f s",
-                self._name,
-                migrated,
-                time.perf_counter() - started,
-            )
-
-    def _config(self, dimension: int) -> qe.EdgeConfig:
-        quantization = (
-            # Pinned: the int8 copy (a quarter of the float32 size) stays in RAM; originals are only
-            # read to re-score the few candidates.
-            qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, memory=qe.Memory.Pinned) if self._quantize else None
-        )
-        optimizers = (
-            qe.EdgeOptimizersConfig(indexing_threshold=self._indexing_threshold_kb)
-            if self._indexing_threshold_kb is not None
-            else None
-        )
-        return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine),
-            # m and ef_construct are the engine defaults, spelled out because the config needs all three.
-            hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=FULL_SCAN_THRESHOLD_KB),
-            quantization_config=quantization,
-            optimizers=optimizers,
-            # BM25 term weights; the IDF half is computed by the shard from its own statistics.
-            sparse_vectors={LEXICAL_VECTOR: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        )
 
     def _shard_exists(self) -> bool:
         return (self._dir / _CONFIG_FILE).exists() or (self._dir / "segments").is_dir()
@@ -506,7 +334,7 @@ class EdgeStore:
             return int(config["vectors"][""]["size"])
         except (OSError, ValueError, KeyError, TypeError):
             pass
-        records, _ = _call(shard.scroll, qe.ScrollRequest(limit=1, with_vector=True, with_payload=False))
+        records, _ = call(shard.scroll, qe.ScrollRequest(limit=1, with_vector=True, with_payload=False))
         if records and isinstance(records[0].vector, list):
             return len(records[0].vector)
         raise StoreError(f"cannot tell the vector dimension of the edge shard at {self._dir}")
@@ -514,7 +342,7 @@ class EdgeStore:
     def _maybe_optimize_locked(self, shard: qe.EdgeShard) -> None:
         if self._optimize_threshold is None:
             return
-        info = _call(shard.info)
+        info = call(shard.info)
         unindexed = self._unindexed(info)
         if unindexed >= self._optimize_threshold:
             self._optimize_now(shard)
@@ -530,9 +358,9 @@ class EdgeStore:
         # 20 s build), so it freezes the whole process, event loop included. That is why it runs
         # only on the write path, past a threshold, or when asked.
         started = time.perf_counter()
-        changed = bool(_call(shard.optimize))
+        changed = bool(call(shard.optimize))
         if changed:
-            _call(shard.flush)
+            call(shard.flush)
             log.info("edge shard %s optimised in %.1f s", self._name, time.perf_counter() - started)
         return changed
 
@@ -545,44 +373,3 @@ class EdgeStore:
     def _check_open(self) -> None:
         if self._closed:
             raise StoreClosed("the store is closed")
-
-    @staticmethod
-    def _filter(
-        filters: Mapping[str, FilterValue], exclude: Mapping[str, FilterValue] | None = None
-    ) -> qe.Filter | None:
-        if not filters and not exclude:
-            return None
-        return qe.Filter(
-            must=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in filters.items()] or None,
-            must_not=[qe.FieldCondition(key=k, match=qe.MatchValue(v)) for k, v in (exclude or {}).items()] or None,
-        )
-
-
-def _dense_of(vector: object) -> list[float] | None:
-    """The unnamed dense vector of a returned point (named-vector dict or a plain list)."""
-    if isinstance(vector, dict):
-        value = vector.get("")
-        return value if isinstance(value, list) else None
-    return vector if isinstance(vector, list) else None
-
-
-def _index_schema(name: str, kind: str) -> qe.KeywordIndexParams | qe.IntegerIndexParams:
-    # A payload sub-graph is built only for values holding more points than the full-scan
-    # threshold, exactly the filters that then need one for recall; smaller ones are scanned exactly.
-    # document_id values never get that big, and language/origin split the corpus in halves, where
-    # the main graph with a filter does well enough (0.80 vs 0.92 unfiltered recall, measured) and a
-    # sub-graph per half would double the build.
-    graph = name in _PAYLOAD_GRAPH_FIELDS
-    if kind == "integer":
-        return qe.IntegerIndexParams(lookup=True, range=True, enable_hnsw=graph)
-    return qe.KeywordIndexParams(enable_hnsw=graph)
-
-
-def _call(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """fn(*args), with the engine's bare Exceptions turned into StoreError."""
-    try:
-        return fn(*args, **kwargs)
-    except StoreError:
-        raise
-    except Exception as exc:
-        raise StoreError(f"qdrant edge: {exc}") from exc

@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 from weaverbird.v1 import retriever_pb2
 
-from weaverbird_cli import commands, render
+from weaverbird_cli import commands, reembed, render
 from weaverbird_cli.answering import DEFAULT_CHART_DIR, AskOptions
 from weaverbird_cli.security import cli_credentials, remote_credentials
 from weaverbird_cli.settings import CliSettings
@@ -45,6 +45,7 @@ def _add_kb_parser(sub: argparse._SubParsersAction, addr: str, retriever_addr: s
     p_facts = kb.add_parser("facts", help="the figures read from a document's tables (page, period, value)")
     p_facts.add_argument("document_id")
     p_facts.add_argument("--addr", default=retriever_addr, help="retriever host:port")
+    reembed.add_parser(kb)
 
 
 def _keys(text: str) -> tuple[str, ...]:
@@ -100,6 +101,8 @@ def _options(args: argparse.Namespace) -> AskOptions:
 
 
 def _kb(args: argparse.Namespace) -> int:
+    if args.kb_command == "reembed":
+        return reembed.run(args)
     if args.kb_command == "show":
         return commands.kb_show(args.addr, args.document_id)
     if args.kb_command == "delete":

@@ -3,17 +3,14 @@ its metric, and the "replace" policy (streams hold figures back; withheld answer
 
 from __future__ import annotations
 
-from typing import Any
-
 import prometheus_client
-from fixtures.fake_peers import FakePeers, OnePageWeb, local_passage
+from fixtures.fake_peers import FakePeers, OnePageWeb, fake_settings, given_params, local_passage
 from weaverbird.v1 import orchestrator_pb2
 from weaverbird_orchestrator.domain import AskParams, Route, RouteDecision
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, FurtherReadingEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT
 from weaverbird_orchestrator.servicer import OrchestratorServicer
-from weaverbird_orchestrator.settings import OrchestratorSettings
 
 METRIC = "weaverbird_orchestrator_answer_numeric_checks_total"
 NOTE = "Larkspur Freight's net revenue was USD 1,284.6 million in fiscal 2024; gross margin was 12.5%."
@@ -40,20 +37,8 @@ async def _stream(
     return context.written
 
 
-def _settings(**fields: Any) -> OrchestratorSettings:
-    return OrchestratorSettings(embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", **fields)
-
-
 def _params(question: str = "What was Larkspur Freight's revenue?", language: str = "en") -> AskParams:
-    return AskParams(
-        question=question,
-        top_k=3,
-        top_j=2,
-        threshold=0.5,
-        filters={},
-        filters_from_question=False,
-        language=language,
-    )
+    return given_params(question, language=language)
 
 
 async def _run(flow: QuestionFlow, params: AskParams | None = None) -> list[object]:
@@ -71,7 +56,7 @@ WEAK = [local_passage(1, NOTE, 0.3), local_passage(2, "Headcount was 4,512.", 0.
 async def test_weak_evidence_with_the_web_off_is_refused_without_a_model_call() -> None:
     peers = FakePeers(WEAK, ["Revenue was USD 9.9 billion [1]."])
     before = _count("refused")
-    events = await _run(QuestionFlow(peers, _settings()), _params("云杉物流的营业收入是多少？", "zh"))
+    events = await _run(QuestionFlow(peers, fake_settings()), _params("云杉物流的营业收入是多少？", "zh"))
     assert peers.generated_from == []
     decision = events[0]
     assert isinstance(decision, RouteDecision) and decision.route == Route.WEB
@@ -89,7 +74,7 @@ async def test_weak_evidence_with_the_web_off_is_refused_without_a_model_call() 
 
 async def test_refusal_can_be_turned_off() -> None:
     peers = FakePeers(WEAK, ["Revenue was USD 1,284.6 million [1]."])
-    events = await _run(QuestionFlow(peers, _settings(refuse_without_evidence=False)))
+    events = await _run(QuestionFlow(peers, fake_settings(refuse_without_evidence=False)))
     assert len(peers.generated_from) == 1
     done = events[-1]
     assert isinstance(done, DoneEvent) and done.answer_check == "supported"
@@ -98,7 +83,7 @@ async def test_refusal_can_be_turned_off() -> None:
 async def test_web_passages_given_to_the_model_mean_no_refusal() -> None:
     peers = FakePeers(WEAK, ["Revenue was USD 1,284.6 million [1]."])
     events = await _run(
-        QuestionFlow(peers, _settings(), web=OnePageWeb("web-1", "Larkspur results", "https://x.example/r", NOTE))
+        QuestionFlow(peers, fake_settings(), web=OnePageWeb("web-1", "Larkspur results", "https://x.example/r", NOTE))
     )  # type: ignore[arg-type]
     assert events[0].route == Route.WEB and events[0].web_status == "ok"  # type: ignore[attr-defined]
     assert len(peers.generated_from) == 1 and peers.generated_from[0][0].origin == "web"
@@ -115,7 +100,7 @@ async def test_a_local_answer_is_checked_and_the_result_counted() -> None:
     ]
     for answer, result, unsupported in cases:
         peers = FakePeers(STRONG, answer)
-        events = await _run(QuestionFlow(peers, _settings()))
+        events = await _run(QuestionFlow(peers, fake_settings()))
         assert events[0].route == Route.LOCAL  # type: ignore[attr-defined]
         streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
         # Default policy "replace": an unsupported answer stops before its first figure.
@@ -130,12 +115,12 @@ async def test_a_local_answer_is_checked_and_the_result_counted() -> None:
 
 async def test_an_answer_citing_nothing_is_checked_against_all_passages_given() -> None:
     peers = FakePeers(STRONG, ["Revenue was USD 1,284.6 million and headcount 4,512."])
-    done = (await _run(QuestionFlow(peers, _settings())))[-1]
+    done = (await _run(QuestionFlow(peers, fake_settings())))[-1]
     assert isinstance(done, DoneEvent)
     assert done.answer_check == "supported" and not done.answer_cites_passages
     # Passage 3 was retrieved but not given to the model (J = 2): its figures support nothing.
     peers = FakePeers([*STRONG[:2], local_passage(3, "Capex was 88.8 million.", 0.6)], ["Capex was 88.8 million."])
-    done = (await _run(QuestionFlow(peers, _settings())))[-1]
+    done = (await _run(QuestionFlow(peers, fake_settings())))[-1]
     assert isinstance(done, DoneEvent) and done.unsupported_numbers == ("88.8 million",)
 
 
@@ -145,7 +130,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     )
     answer = ["Revenue was USD 5.1 billion [1]."]
 
-    warn = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings(numeric_check_policy="warn")))
+    warn = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), fake_settings(numeric_check_policy="warn")))
     events = await _stream(warn, request)
     done = events[-1].done
     assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
@@ -155,7 +140,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     assert reply.answer == answer[0] and not reply.answer_replaced
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED
 
-    replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), _settings()))  # the default
+    replace = OrchestratorServicer(QuestionFlow(FakePeers(STRONG, answer), fake_settings()))  # the default
     events = await _stream(replace, request)
     assert "".join(e.token for e in events) == "Revenue was "  # the figure never reached the client
     assert events[-1].done.replacement_answer == INSUFFICIENT["en"]
@@ -165,7 +150,9 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     assert reply.citations[0].cited_in_answer  # the citations still describe the withheld answer
 
     supported = OrchestratorServicer(
-        QuestionFlow(FakePeers(STRONG, ["It was USD 1,284.6 million [1]."]), _settings(numeric_check_policy="replace"))
+        QuestionFlow(
+            FakePeers(STRONG, ["It was USD 1,284.6 million [1]."]), fake_settings(numeric_check_policy="replace")
+        )
     )
     reply = await supported.Ask(request, _Context())  # type: ignore[arg-type]
     assert reply.answer == "It was USD 1,284.6 million [1]." and not reply.answer_replaced
@@ -173,7 +160,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
 
 
 async def test_a_refused_unary_answer_lists_every_passage_as_further_reading() -> None:
-    servicer = OrchestratorServicer(QuestionFlow(FakePeers(WEAK, ["x"]), _settings()))
+    servicer = OrchestratorServicer(QuestionFlow(FakePeers(WEAK, ["x"]), fake_settings()))
     request = orchestrator_pb2.AskRequest(
         question="What was Larkspur Freight's revenue?", top_k=3, top_j=2, threshold=0.5
     )
@@ -185,7 +172,7 @@ async def test_a_refused_unary_answer_lists_every_passage_as_further_reading() -
 
 async def test_the_prompt_size_is_streamed_before_the_first_token_and_cached_tokens_at_the_end() -> None:
     peers = FakePeers(STRONG, ["Revenue was USD 1,284.6 million [1]."])
-    servicer = OrchestratorServicer(QuestionFlow(peers, _settings()))
+    servicer = OrchestratorServicer(QuestionFlow(peers, fake_settings()))
     kinds: list[str] = []
     last: orchestrator_pb2.AskEvent | None = None
     request = orchestrator_pb2.AskRequest(question=_params().question, top_k=3, top_j=2, threshold=0.5)
@@ -200,7 +187,7 @@ async def test_the_prompt_size_is_streamed_before_the_first_token_and_cached_tok
 
 async def test_a_right_figure_citing_the_wrong_passage_streams_with_the_citation_re_pointed() -> None:
     peers = FakePeers(STRONG, ["Revenue was ", "USD 1,284.6 million ", "[2]", "."])
-    events = await _run(QuestionFlow(peers, _settings()))
+    events = await _run(QuestionFlow(peers, fake_settings()))
     streamed = "".join(e.text for e in events if isinstance(e, TokenEvent))
     assert streamed == "Revenue was USD 1,284.6 million [1]."
     done = events[-1]

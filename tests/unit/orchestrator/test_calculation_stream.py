@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from fixtures.fake_peers import FakePeers, local_passage
-from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, PromptPrepared, Stage, Task
+from fixtures.fake_peers import FakePeers, fake_settings, given_params, local_passage
+from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepared, Stage, Task
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
-from weaverbird_orchestrator.settings import OrchestratorSettings
 from weaverbird_orchestrator.tasks.calculation import FigureReader, compute
 
 PASSAGES = [
@@ -94,20 +93,8 @@ class ScriptedPeers(FakePeers):
 
 
 async def _ask(peers: ScriptedPeers, question: str = "How much did revenue grow from 2023 to 2024?") -> list[object]:
-    settings = OrchestratorSettings(
-        embedder_addr="e:1", retriever_addr="r:1", generator_addr="g:1", few_shot_examples=0
-    )
-    params = AskParams(
-        question=question,
-        top_k=2,
-        top_j=2,
-        threshold=0.1,
-        filters={},
-        filters_from_question=False,
-        language="en",
-        task=Task.CALCULATION,
-    )
-    return [event async for event in QuestionFlow(peers, settings).ask(params)]
+    params = given_params(question, top_k=2, threshold=0.1, task=Task.CALCULATION)
+    return [event async for event in QuestionFlow(peers, fake_settings(few_shot_examples=0)).ask(params)]
 
 
 def _text(events: list[object]) -> str:

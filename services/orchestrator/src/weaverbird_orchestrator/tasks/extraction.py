@@ -321,28 +321,17 @@ async def extract_json(
     """Extracts the requested keys as JSON, validated; one repair call when the first output is invalid."""
     texts = [p.text for p in passages]
     keys = tuple(keys)
-    first = await complete(
-        generator,
-        "json",
-        question,
-        passages,
-        language,
-        examples=examples,
-        instruction=shape_instruction(keys, language),
-    )
-    outcome = validate_json(first.text, keys, texts)
+
+    async def attempt(instruction: str) -> ExtractionOutcome:
+        output = await complete(
+            generator, "json", question, passages, language, examples=examples, instruction=instruction
+        )
+        return validate_json(output.text, keys, texts)
+
+    outcome = await attempt(shape_instruction(keys, language))
     if outcome.valid:
         return outcome
-    second = await complete(
-        generator,
-        "json",
-        question,
-        passages,
-        language,
-        examples=examples,
-        instruction=repair_instruction(keys, language, outcome),
-    )
-    repaired = validate_json(second.text, keys, texts)
+    repaired = await attempt(repair_instruction(keys, language, outcome))
     if repaired.valid:
         return replace(repaired, repaired=True, attempts=2)
     return replace(_better(outcome, repaired), attempts=2)

@@ -58,16 +58,9 @@ class MeteredGenerator:
         self.cached_tokens = 0
         self.model_id = ""
 
-    async def generate(
-        self,
-        question: str,
-        passages: list[Passage],
-        language: str,
-        temperature: float,
-        max_tokens: int,
-        **task_fields: Any,  # as tasks/llm.Generator: task, examples, instruction, history
-    ) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
-        stream = self._generator.generate(question, passages, language, temperature, max_tokens, **task_fields)
+    async def generate(self, *args: Any, **kwargs: Any) -> AsyncIterator[str | PromptPrepared | GenerationDone]:
+        """tasks/llm.Generator.generate, passed through unchanged."""
+        stream = self._generator.generate(*args, **kwargs)
         prepared = streamed = 0  # for a call its consumer stops early, which ends without its done event
         finished = False
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from weaverbird_common.periods import (
     PERIOD_TOKEN_RE,
     QUARTER_RE,
+    YEAR_NUMBER_RE,
     YEAR_RE,
     asked_periods,
     full_year,
@@ -54,3 +55,7 @@ def test_year_and_quarter_readers_share_one_reading() -> None:
 def test_a_period_token_is_never_a_name() -> None:
     assert all(PERIOD_TOKEN_RE.match(t) for t in ("FY2023", "Q3'23", "H1 2023", "'23", "2023Q4", "FY 2023"))
     assert not any(PERIOD_TOKEN_RE.match(t) for t in ("3M", "Q3", "AMD"))
+
+
+def test_a_year_number_is_never_part_of_a_longer_number() -> None:
+    assert YEAR_NUMBER_RE.findall("FY2023 vs 2022.5, not 20245 or 12023") == ["2023", "2022"]

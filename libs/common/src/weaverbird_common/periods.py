@@ -26,6 +26,8 @@ YEAR_DIGITS = r"(?:19|20)\d{2}"
 BARE_YEAR = rf"(?<![\d.,$])(?P<y>{YEAR_DIGITS})(?![\d%]|[.,]\d)"
 # 2024, FY2024, FY 2024, FY24, FY'24 (a two-digit year only after FY): group "y" or "y2".
 YEAR_RE = re.compile(rf"(?:\bFY\s*'?(?P<y2>\d{{2}})(?!\d))|{BARE_YEAR}", re.IGNORECASE)
+# Four digits of a year that are not part of a longer number (a figure's decimals may follow: "2023.5").
+YEAR_NUMBER_RE = re.compile(rf"(?<!\d){YEAR_DIGITS}(?!\d)")
 # A year in a document's text: any four digits of a year not inside a longer number or a decimal.
 DOCUMENT_YEAR_RE = re.compile(rf"(?<![\d.])(?P<y>{YEAR_DIGITS})(?![\d.])")
 

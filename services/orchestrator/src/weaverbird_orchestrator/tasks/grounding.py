@@ -9,6 +9,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from weaverbird_common.periods import YEAR_DIGITS
+
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer, mentions
 
 
@@ -64,7 +66,7 @@ def unsupported_figures(value: Any, passages: Sequence[str]) -> list[str]:
 
 # Sentences and clauses ("。", "；", ". "), and lines: where a label and its value sit together.
 _SEGMENT_END = re.compile(r"\n|[。；;!?！？]|\.\s+")
-_PERIOD_LABEL = re.compile(r"(?i)^(?:fy\s?)?((?:19|20)\d\d)(?:年|年度)?$")
+_PERIOD_LABEL = re.compile(rf"(?i)^(?:fy\s?)?({YEAR_DIGITS})(?:年|年度)?$")
 
 
 def _words(text: str) -> set[str]:

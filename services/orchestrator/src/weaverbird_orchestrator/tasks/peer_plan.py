@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from weaverbird_common.periods import YEAR_NUMBER_RE
+
 from weaverbird_orchestrator.numeric_check import answer_figures
 
 # Words that make an English question ask for more than one fact, or for a judgement over facts.
@@ -21,7 +23,7 @@ _EN_SEVERAL = re.compile(
 _ZH_SEVERAL = re.compile(
     r"和|与|及|以及|比较|对比|相比|变化|趋势|原因|为什么|分析|增长|下降|提高|降低|增加|减少|较|比|各|分别|哪"
 )
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_YEAR = YEAR_NUMBER_RE
 _QUESTION_SPLIT = re.compile(r"(?<=[?？])\s*")
 _LEAD = re.compile(
     r"^\s*(?:[-*•]+\s*|\(?\d{1,2}\s*[.)、:：]\s*|(?:sub-?questions?|子问题)\s*\d*\s*[.:：)]?\s*)+", re.IGNORECASE

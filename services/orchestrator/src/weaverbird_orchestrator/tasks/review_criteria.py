@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from weaverbird_common.periods import YEAR_NUMBER_RE
 from weaverbird_common.questions import CJK_CLASS
 
 from weaverbird_orchestrator.citations import cited_numbers
@@ -41,7 +42,7 @@ _MARKERS = re.compile(r"[\[【]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]】]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'&-]*")
 _CJK = re.compile(f"[{CJK_CLASS}]")
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_YEAR = YEAR_NUMBER_RE
 _MIN_CLAIM_WORDS = 4
 _MIN_CLAIM_CJK = 6
 _STEM = 5  # "margins" ~ "margin", "improving" ~ "improved": terms compare on their first letters

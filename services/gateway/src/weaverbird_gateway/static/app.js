@@ -24,6 +24,10 @@ const TEXT = {
     kbPreview: "Start of the text", kbClose: "Close", kbCancel: "Cancel", kbDelete: "Delete", kbDetails: "Details",
     kbLoading: "Loading…", kbEmpty: "No documents match.",
     kbCount: (shown, total) => `${shown} of ${total} documents`,
+    kbFacts: "Figures from its statements", factPage: "Page", factTable: "Table", factLabel: "Line item",
+    factConcept: "Concept", factPeriod: "Period", factValue: "Value", perShare: "per share", shares: "shares",
+    factsCount: (n) => `${n} figures read from its statement tables; each page links to the source.`,
+    pageShort: (n) => `p. ${n}`, figureSource: (title, page) => `${title}, page ${page}`,
     kbAdded: "added", kbChunks: (n) => `${n} chunks`, kbUnknownTime: "time not recorded",
     kbFoundFor: (q) => `found for “${q}”`,
     kbConfirm: (title) => `Delete “${title}” from the knowledge base? Its passages will no longer be retrieved.`,
@@ -89,6 +93,10 @@ const TEXT = {
     kbPreview: "正文开头", kbClose: "关闭", kbCancel: "取消", kbDelete: "删除", kbDetails: "详情",
     kbLoading: "加载中…", kbEmpty: "没有匹配的文档。",
     kbCount: (shown, total) => `已显示 ${shown} / ${total} 个文档`,
+    kbFacts: "报表中的数据", factPage: "页码", factTable: "表格", factLabel: "项目", factConcept: "概念",
+    factPeriod: "期间", factValue: "数值", perShare: "每股", shares: "股",
+    factsCount: (n) => `从报表中读取的 ${n} 项数据；页码链接到原文。`,
+    pageShort: (n) => `第 ${n} 页`, figureSource: (title, page) => `${title}，第 ${page} 页`,
     kbAdded: "添加于", kbChunks: (n) => `${n} 个片段`, kbUnknownTime: "未记录时间",
     kbFoundFor: (q) => `因问题“${q}”找到`,
     kbConfirm: (title) => `从知识库删除“${title}”？删除后将不再检索到它的段落。`,
@@ -206,6 +214,7 @@ function applyLanguage(next) {
     button.setAttribute("aria-pressed", String(button.dataset.lang === next));
   }
   if (kb.loaded) renderDocuments();
+  if (kb.facts) showFacts(kb.facts.facts, kb.facts.source);
   relabel = relabel.filter(([element]) => element.isConnected);
   for (const [element, render] of relabel) render(element);
   showHistoryStatus();
@@ -350,11 +359,18 @@ function stageItem(stage) {
 }
 
 // The figures (each linked to the passage it was read from), the formula, and the result code computed.
-function renderCalculation(section, calc, turnId) {
+function renderCalculation(section, calc, turnId, citations = []) {
   $(".figures", section).replaceChildren(...calc.figures.map((figure) => {
     const item = document.createElement("li");
     const written = figure.text ? ` (${t("written", figure.text)})` : "";
     item.append(citeLink(figure.passage, turnId), ` ${figure.label}: ${Charts.withUnit(formatNumber(figure.value), figure.unit)}${written}`);
+    // The page the figure was read from, linked to the document where it is a URL.
+    const source = citations.find((c) => c.number === figure.passage);
+    if (source && source.page) {
+      const link = Facts.pageLink(source.source, source.page, "");
+      localized(link, (el) => { el.textContent = t("figureSource", source.title || source.source, source.page); });
+      item.append(" — ", link);
+    }
     return item;
   }));
   const formula = $(".formula", section);
@@ -600,6 +616,7 @@ async function ask(question) {
 
   let text = "";
   let shown = ""; // what the reader was given as the answer: it goes into the history
+  let citations = []; // the sources [n] of this turn: a calculation's figures name their pages
   let failed = false;
   const generation = conversation.generation;
   const body = {
@@ -640,6 +657,7 @@ async function ask(question) {
         renderAnswer(answer, text, turnId);
       } else if (name === "citations" && data.citations.length) {
         $(".citations", turn).replaceChildren(...data.citations.map((c) => passageItem(c, turnId)));
+        citations = data.citations;
         $(".sources", turn).hidden = false;
       } else if (name === "further_reading" && data.passages.length) {
         $(".further-list", turn).replaceChildren(...data.passages.map((c) => passageItem(c, turnId)));
@@ -656,7 +674,7 @@ async function ask(question) {
         } else if (!text && data.answer_check === "refused") {
           renderAnswer(answer, t("refused"), turnId);
         }
-        if (data.calculation) renderCalculation($(".calculation", turn), data.calculation, turnId);
+        if (data.calculation) renderCalculation($(".calculation", turn), data.calculation, turnId, citations);
         if (data.structured) renderStructured($(".structured", turn), data.structured);
         if (data.chart) renderChart($(".chart-box", turn), data.chart);
         localized($(".done-line", turn), (el) => { el.textContent = doneLine(data); });
@@ -765,7 +783,7 @@ function setUpAdd() {
 
 // ---------------------------------------------------------------- the knowledge base tab
 
-const kb = { documents: [], nextToken: "", total: 0, loaded: false, opener: null };
+const kb = { documents: [], nextToken: "", total: 0, loaded: false, opener: null, facts: null };
 
 function formatTime(iso) {
   if (!iso) return t("kbUnknownTime");
@@ -872,7 +890,7 @@ async function showDocument(documentId, opener) {
   try {
     const response = await fetch(`api/documents/${encodeURIComponent(documentId)}`, { headers: { Accept: "application/json" } });
     if (!response.ok) throw new Error(await errorMessage(response));
-    const { document: doc, preview } = await response.json();
+    const { document: doc, preview, facts = [] } = await response.json();
     const p = doc.provenance;
     const rows = [
       ["fTitle", doc.title], ["fSource", doc.source], ["fOrigin", originLabel(p.origin)],
@@ -895,6 +913,7 @@ async function showDocument(documentId, opener) {
     }
     $("#kb-details-title").textContent = doc.title || doc.source;
     $("#kb-details-preview").textContent = preview;
+    showFacts(facts, doc.source);
     panel.dataset.documentId = doc.document_id;
     panel.hidden = false;
     kb.opener = opener;
@@ -902,6 +921,18 @@ async function showDocument(documentId, opener) {
   } catch (error) {
     $("#kb-status").textContent = `${t("failed")}: ${error.message}`;
   }
+}
+
+// The document's facts as a table, in the page's language (the labels stay as printed).
+function showFacts(facts, source) {
+  kb.facts = { facts, source }; // drawn again when the language changes
+  const box = $("#kb-facts");
+  box.hidden = !facts.length;
+  $("tbody", box).replaceChildren();
+  if (!facts.length) return;
+  $("#kb-facts-count").textContent = t("factsCount", facts.length);
+  const words = { page: (n) => t("pageShort", n), perShare: t("perShare"), shares: t("shares") };
+  $("tbody", box).replaceChildren(...Facts.rows(facts, source, lang, words));
 }
 
 function confirmDelete(doc, opener) {

@@ -39,8 +39,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from weaverbird_common.wire_texts import INSUFFICIENT
 from weaverbird_orchestrator.citations import cited_numbers
-from weaverbird_orchestrator.numeric_check import INSUFFICIENT, answer_figures, check_answer
+from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
 from weaverbird_orchestrator.tasks.review_criteria import is_claim, passage_sources, refused, sentences, uncovered
 
 from weaverbird_eval.scoring import strict_correct

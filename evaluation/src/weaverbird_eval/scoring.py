@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from weaverbird_generator.prompt import INSUFFICIENT
+from weaverbird_common.wire_texts import says_insufficient
 from weaverbird_orchestrator.numeric_check import Figure, answer_figures
 
 TOLERANCE = 0.01
@@ -76,4 +76,4 @@ def strict_correct(answer: str, gold: str, question: str = "") -> bool | None:
 
 def is_refusal(answer: str) -> bool:
     """The insufficient-information sentence of either language (the model's or the orchestrator's)."""
-    return any(sentence.rstrip(".。") in answer for sentence in INSUFFICIENT.values())
+    return says_insufficient(answer)

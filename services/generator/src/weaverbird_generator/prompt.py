@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from weaverbird_common.wire_texts import INSUFFICIENT
+
 Language = Literal["en", "zh"]
 
 
@@ -22,11 +24,8 @@ class Passage:
 
 # In the spirit of WeaverBird (Xue et al., 2023): answer from the numbered retrieved information only, cite
 # it, admit when it is not enough. Small local models follow short numbered rules best, and the rules name
-# the exact insufficiency sentence so the orchestrator and evaluations can recognise a refusal.
-INSUFFICIENT = {
-    "en": "The provided information is insufficient to answer this question.",
-    "zh": "根据所提供的资料，无法回答该问题。",
-}
+# the exact insufficiency sentence (weaverbird_common.wire_texts) so the orchestrator and evaluations can
+# recognise a refusal.
 
 _SYSTEM = {
     "en": (

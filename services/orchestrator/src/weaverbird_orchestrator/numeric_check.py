@@ -17,17 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from weaverbird_common.wire_texts import INSUFFICIENT as INSUFFICIENT  # re-exported: the refusal the check writes
+
 from weaverbird_orchestrator.citations import cited_numbers
 
 AnswerCheck = Literal["supported", "unsupported", "no_numbers", "refused"]
-
-# Copied from INSUFFICIENT in services/generator/src/weaverbird_generator/prompt.py (services do not import
-# each other's packages): the orchestrator's own refusals read exactly like the model's, so clients and
-# evaluations recognise one sentence per language. Keep the two in step.
-INSUFFICIENT = {
-    "en": "The provided information is insufficient to answer this question.",
-    "zh": "根据所提供的资料，无法回答该问题。",
-}
 
 # Full-width forms a Chinese answer may use, mapped one character to one so spans stay aligned with
 # the text as written: digits, ．％＄（）－［］, the ideographic space, 【】, the minus sign, odd spaces.

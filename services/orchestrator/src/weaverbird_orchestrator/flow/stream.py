@@ -1,5 +1,5 @@
 """The answer step of a lookup: one cited answer streamed from the generator and checked for figures no
-passage supports, or the refusal when the gate found no evidence to answer from."""
+passage supports."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 
-from weaverbird_common import telemetry
+from weaverbird_common.wire_texts import insufficient
 
 from weaverbird_orchestrator.answer_ending import closing_events, counted_and_withheld, evidence_texts
 from weaverbird_orchestrator.citations import cited_numbers
@@ -15,36 +15,15 @@ from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, PromptPrepared, Retrieval
 from weaverbird_orchestrator.events import (
     AskEvent,
-    CitationsEvent,
-    DoneEvent,
-    FurtherReadingEvent,
     TaskExtras,
     TokenEvent,
 )
 from weaverbird_orchestrator.figure_guard import FigureGuard
 from weaverbird_orchestrator.flow.ports import Peers
-from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer, recite
+from weaverbird_orchestrator.numeric_check import check_answer, recite
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
 log = logging.getLogger(__name__)
-
-
-async def refuse(params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
-    """A small model answers anyway, from the wrong company's or year's figures. Say so instead,
-    without a model call, and offer every retrieved passage as further reading."""
-    decision = retrieval.decision
-    yield TokenEvent(INSUFFICIENT.get(params.language, INSUFFICIENT["en"]))
-    yield CitationsEvent([], set())
-    yield FurtherReadingEvent(list(retrieval.ranked))
-    decision.timings.total_ms = ms_since(start)
-    telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
-    yield DoneEvent(
-        generation=GenerationDone("refused", 0, 0, ""),
-        decision=decision,
-        conversation_id=params.conversation_id,
-        answer_check="refused",
-        task=params.task,
-    )
 
 
 class AnswerStream:
@@ -65,7 +44,7 @@ class AnswerStream:
         """One cited answer over the top J passages, streamed, checked for unsupported figures."""
         decision = retrieval.decision
         context = retrieval.for_model()
-        insufficient = INSUFFICIENT.get(params.language, INSUFFICIENT["en"])
+        refusal = insufficient(params.language)
         answer: list[str] = []
         # Under "replace" nothing from the first figure on is streamed before the check below passes it.
         guard = FigureGuard() if self._s.numeric_check_policy == "replace" else None
@@ -113,7 +92,7 @@ class AnswerStream:
             answer_check=check.result,
             unsupported_numbers=check.unsupported,
             answer_cites_passages=check.cited,
-            replacement=insufficient if replace else "",
+            replacement=refusal if replace else "",
             extras=extras or TaskExtras(),
         ):
             yield event

@@ -2,7 +2,7 @@
 formula over their letters; code checks every figure is in the passage it names, brings them to one
 scale, evaluates the formula and writes the answer with the figures, the formula and the citations.
 
-The model's output format (tasks/figures.py in the generator):
+The model's output format (weaverbird_common.calc_format; the generator's tasks/figures.py asks for it):
     A: revenue 2024 = USD 1,284.6 million [1]
     B: revenue 2023 = USD 1,102.9 million [1]
     Formula: (A - B) / B * 100
@@ -10,9 +10,16 @@ The model's output format (tasks/figures.py in the generator):
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
+
+from weaverbird_common.calc_format import (
+    FigureLine,
+    is_missing_line,
+    parse_figures,
+    read_figure_line,
+    read_formula_line,
+)
 
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
@@ -29,24 +36,10 @@ from weaverbird_orchestrator.tasks.formula import (
 )
 from weaverbird_orchestrator.tasks.llm import Generator
 
-_FIGURE_LINE = re.compile(
-    r"^\s*[-*]?\s*\**(?P<letter>[A-Z])\**\s*[:：.)]\s*(?P<label>.*?)\s*[=＝:：]\s*(?P<text>.+?)\s*"
-    r"[\[【]\s*(?P<passage>\d+)\s*[\]】]\s*\.?\s*$"
-)
-_FORMULA_LINE = re.compile(r"^\s*\**(?:formula|公式|算式|计算)\**\s*[:：=]\s*(?P<formula>.+?)\s*$", re.IGNORECASE)
 
-
-def parse_output(text: str) -> tuple[list[tuple[str, str, str, int]], str]:
+def parse_output(text: str) -> tuple[list[FigureLine], str]:
     """(letter, label, figure text, passage) per figure line, and the formula ("" when none)."""
-    figures: list[tuple[str, str, str, int]] = []
-    formula = ""
-    for line in text.splitlines():
-        if m := _FORMULA_LINE.match(line):
-            formula = m.group("formula").strip("` ")
-        elif m := _FIGURE_LINE.match(line):
-            if m.group("letter") not in {f[0] for f in figures}:
-                figures.append((m.group("letter"), m.group("label"), m.group("text"), int(m.group("passage"))))
-    return figures, formula
+    return parse_figures(text)
 
 
 def _figure(letter: str, label: str, text: str, passage: int, passages: Sequence[str]) -> CalcFigure | str:
@@ -245,16 +238,16 @@ class FigureReader:
     def _read(self, line: str) -> list[CalcFigure]:
         if self._stopped or not line.strip():
             return []
-        m = _FIGURE_LINE.match(line)
-        if m is None:
+        read = read_figure_line(line)
+        if read is None:
             # The formula or "Missing: ..." ends the figures; other prose is skipped, as parse_output does.
-            missing = line.strip().lower().startswith("missing")
+            missing = is_missing_line(line)
             if missing:
                 self.failure = f"the model found a figure missing ({line.strip()})"
-            return self._stop(release=True) if missing or _FORMULA_LINE.match(line) else []
-        if m.group("letter") in self._letters:
+            return self._stop(release=True) if missing or read_formula_line(line) is not None else []
+        if read.letter in self._letters:
             return []  # parse_output keeps the first line of a letter
-        checked = _figure(m.group("letter"), m.group("label"), m.group("text"), int(m.group("passage")), self._passages)
+        checked = _figure(read.letter, read.label, read.text, read.passage, self._passages)
         if isinstance(checked, str):
             self.failure = checked
             return self._stop(release=True)  # the held figure was checked; this one fails on its own

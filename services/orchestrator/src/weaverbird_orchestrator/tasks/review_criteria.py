@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 from weaverbird_common.periods import YEAR_NUMBER_RE
 from weaverbird_common.questions import CJK_CLASS
+from weaverbird_common.wire_texts import says_insufficient
 
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.domain import Passage
-from weaverbird_orchestrator.numeric_check import INSUFFICIENT, answer_figures, check_answer, recite
+from weaverbird_orchestrator.numeric_check import answer_figures, check_answer, recite
 
 CITED = "cited"
 SUPPORTED = "supported"
@@ -102,14 +103,10 @@ def sentences(answer: str) -> list[str]:
     return out
 
 
-def is_insufficient(text: str) -> bool:
-    return any(sentence.rstrip(".。") in text for sentence in INSUFFICIENT.values())
-
-
 def is_claim(sentence: str) -> bool:
     """A sentence stating something a passage should back: a figure, or a statement of some length."""
     bare = _MARKERS.sub(" ", sentence).strip(" *#-•\t")
-    if not bare or is_insufficient(bare) or bare.endswith((":", "：")):
+    if not bare or says_insufficient(bare) or bare.endswith((":", "：")):
         return False
     if answer_figures(bare):
         return True
@@ -119,7 +116,7 @@ def is_claim(sentence: str) -> bool:
 def refused(answer: str) -> bool:
     """The insufficient-information sentence with no cited claim beside it (a partial answer that says
     what is missing is not a refusal)."""
-    if not is_insufficient(answer):
+    if not says_insufficient(answer):
         return False
     return not any(is_claim(s) and cited_numbers(s) for s in sentences(answer))
 

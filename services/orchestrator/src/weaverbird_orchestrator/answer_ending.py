@@ -1,15 +1,18 @@
 """How every answer ends, whatever produced it (a lookup's stream, a calculation, an extraction, an
-analysis): its figures checked against the passages, then citations, further reading and the done event."""
+analysis): its figures checked against the passages, then citations, further reading and the done event;
+and the refusal, the ending without an answer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from weaverbird_common import telemetry
+from weaverbird_common.wire_texts import insufficient
 
+from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, Passage, Retrieval
-from weaverbird_orchestrator.events import AskEvent, CitationsEvent, DoneEvent, FurtherReadingEvent
+from weaverbird_orchestrator.events import AskEvent, CitationsEvent, DoneEvent, FurtherReadingEvent, TokenEvent
 from weaverbird_orchestrator.numeric_check import NumericCheck
 
 
@@ -43,4 +46,22 @@ def closing_events(
         conversation_id=params.conversation_id,
         task=params.task,
         **done,
+    )
+
+
+async def refuse(params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+    """A small model answers anyway, from the wrong company's or year's figures. Say so instead,
+    without a model call, and offer every retrieved passage as further reading."""
+    decision = retrieval.decision
+    yield TokenEvent(insufficient(params.language))
+    yield CitationsEvent([], set())
+    yield FurtherReadingEvent(list(retrieval.ranked))
+    decision.timings.total_ms = ms_since(start)
+    telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
+    yield DoneEvent(
+        generation=GenerationDone("refused", 0, 0, ""),
+        decision=decision,
+        conversation_id=params.conversation_id,
+        answer_check="refused",
+        task=params.task,
     )

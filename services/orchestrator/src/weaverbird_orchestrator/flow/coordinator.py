@@ -1,7 +1,7 @@
 """QuestionFlow: the steps of answering one question, in order. Read the request (flow/request.py),
 embed, search locally relaxing weak filters (flow/relaxation.py), gate on coverage (flow/gate.py), rerank,
 decide the route and consult the web when it is WEB (flow/web_step.py), rank, then answer: from
-statement facts (fact_path.py), by a refusal or a streamed lookup (flow/stream.py), or as a task
+statement facts (fact_path.py), by a refusal (answer_ending.py) or a streamed lookup (flow/stream.py), or as a task
 (tasks/runner.py)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from weaverbird_common.periods import prefer_period
 
 from weaverbird_orchestrator import fact_path, notices
+from weaverbird_orchestrator.answer_ending import refuse
 from weaverbird_orchestrator.catalog import CatalogCache
 from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import AskParams, Passage, Retrieval, Route, RouteDecision, Task
@@ -21,7 +22,7 @@ from weaverbird_orchestrator.flow.gate import CoverageGap, CoverageGate
 from weaverbird_orchestrator.flow.ports import Peers, Publisher
 from weaverbird_orchestrator.flow.relaxation import LocalSearch
 from weaverbird_orchestrator.flow.request import RequestReader
-from weaverbird_orchestrator.flow.stream import AnswerStream, refuse
+from weaverbird_orchestrator.flow.stream import AnswerStream
 from weaverbird_orchestrator.flow.web_step import WebStep
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker

@@ -13,11 +13,7 @@ from weaverbird_orchestrator.answer_ending import closing_events, counted_and_wi
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, PromptPrepared, Retrieval
-from weaverbird_orchestrator.events import (
-    AskEvent,
-    TaskExtras,
-    TokenEvent,
-)
+from weaverbird_orchestrator.events import AskEvent, TaskExtras, TokenEvent
 from weaverbird_orchestrator.figure_guard import FigureGuard
 from weaverbird_orchestrator.flow.ports import Peers
 from weaverbird_orchestrator.numeric_check import check_answer, recite

@@ -36,6 +36,7 @@ STREAM = "test.Stream/Count"
 CONTRACT = Path(__file__).resolve().parents[3] / "deploy" / "metrics.json"
 
 servicer_log = logging.getLogger("test_telemetry.servicer")
+_CODE_NAMES = {code.value[0]: code.name for code in grpc.StatusCode}
 
 
 class _FakeEmbedder(embedder_pb2_grpc.EmbedderServiceServicer):
@@ -91,17 +92,14 @@ async def server(provider: TracerProvider) -> AsyncIterator[RunningServer]:
         ),
         ServiceBinding(_add_stream_service, None, "test.Stream"),
     ]
-    running = await start_server(
-        bindings,
-        extra_interceptors=[telemetry.TracingServerInterceptor(provider), telemetry.MetricsInterceptor(SERVICE)],
-    )
+    running = await start_server(bindings, observed=True, tracer_provider=provider, service=SERVICE)
     yield running
     await running.stop(0)
 
 
 @pytest.fixture
 async def channel(server: RunningServer, provider: TracerProvider) -> AsyncIterator[grpc.aio.Channel]:
-    interceptors = [telemetry.TracingClientInterceptor(provider)]
+    interceptors = telemetry.tracing_client_interceptors(provider)
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}", interceptors=interceptors) as ch:
         yield ch
 
@@ -146,7 +144,8 @@ async def test_metrics_count_calls_by_final_code(channel: grpc.aio.Channel) -> N
     assert _sample("weaverbird_grpc_server_request_duration_seconds_bucket", **labels("OK"), le="+Inf") == 2
 
 
-async def test_metrics_cover_server_streaming(channel: grpc.aio.Channel) -> None:
+async def test_metrics_cover_server_streaming(channel: grpc.aio.Channel, spans: InMemorySpanExporter) -> None:
+    spans.clear()
     count = channel.unary_stream(f"/{STREAM}")
     assert [item async for item in count(bytes([3]))] == [b"\x00", b"\x01", b"\x02"]
     call = count(bytes([2]) + b"fail")
@@ -160,6 +159,15 @@ async def test_metrics_cover_server_streaming(channel: grpc.aio.Channel) -> None
     assert _sample("weaverbird_grpc_server_requests_total", service=SERVICE, method=STREAM, code="OK") == 1
     assert _sample("weaverbird_grpc_server_requests_total", service=SERVICE, method=STREAM, code="UNAVAILABLE") == 1
 
+    # Both ends of each stream are traced under the method's name, the failed one with its code.
+    streamed = [s for s in spans.get_finished_spans() if s.name == STREAM]
+    assert sorted((s.kind.name, _CODE_NAMES[s.attributes["rpc.grpc.status_code"]]) for s in streamed) == [
+        ("CLIENT", "OK"),
+        ("CLIENT", "UNAVAILABLE"),
+        ("SERVER", "OK"),
+        ("SERVER", "UNAVAILABLE"),
+    ]
+
 
 async def test_client_and_server_spans_share_the_trace(
     channel: grpc.aio.Channel, provider: TracerProvider, spans: InMemorySpanExporter
@@ -170,22 +178,37 @@ async def test_client_and_server_spans_share_the_trace(
         await stub.Embed(_embed_request("ok"), metadata=(("x-extra", "kept"),))
         assert _FakeEmbedder.last_metadata["x-extra"] == "kept"  # the caller's metadata survives injection
         assert "traceparent" in _FakeEmbedder.last_metadata
-        with pytest.raises(grpc.aio.AioRpcError):
-            await stub.Embed(_embed_request("bad"))
+        for first in ("bad", "boom"):
+            with pytest.raises(grpc.aio.AioRpcError):
+                await stub.Embed(_embed_request(first))
 
     finished = spans.get_finished_spans()
     trace_id = root.get_span_context().trace_id
     client = [s for s in finished if s.kind == SpanKind.CLIENT and s.name == EMBED]
     server = [s for s in finished if s.kind == SpanKind.SERVER and s.name == EMBED]
-    assert len(client) == 2 and len(server) == 2
+    assert len(client) == 3 and len(server) == 3
     assert {s.context.trace_id for s in client + server} == {trace_id}
     # Each server span is the child of the client span that made the call.
     assert {s.parent.span_id for s in server if s.parent} == {s.context.span_id for s in client}
     assert all(s.parent and s.parent.span_id == root.get_span_context().span_id for s in client)
-    codes = sorted(s.attributes["rpc.grpc.status_code"] for s in server)
-    assert codes == [grpc.StatusCode.OK.value[0], grpc.StatusCode.INVALID_ARGUMENT.value[0]]
-    failed = next(s for s in server if s.attributes["rpc.grpc.status_code"] != 0)
-    assert failed.status.status_code == trace.StatusCode.ERROR
+    for span in server + client:
+        assert span.attributes["rpc.service"] == "weaverbird.v1.EmbedderService"
+        assert span.attributes["rpc.method"] == "Embed"
+
+    def status_by_code(spans: list[Any]) -> dict[str, trace.StatusCode]:
+        return {_CODE_NAMES[s.attributes["rpc.grpc.status_code"]]: s.status.status_code for s in spans}
+
+    # A bad request is the caller's fault, not the server's (the RPC semantic conventions); the caller sees an error.
+    assert status_by_code(server) == {
+        "OK": trace.StatusCode.UNSET,
+        "INVALID_ARGUMENT": trace.StatusCode.UNSET,
+        "INTERNAL": trace.StatusCode.ERROR,
+    }
+    assert status_by_code(client) == {
+        "OK": trace.StatusCode.UNSET,
+        "INVALID_ARGUMENT": trace.StatusCode.ERROR,
+        "INTERNAL": trace.StatusCode.ERROR,
+    }
 
 
 async def test_tracing_metadata_propagates_without_client_interceptor(

@@ -15,13 +15,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 import grpc
+
+from weaverbird_common.interceptor import CallInterceptor, is_probe, wrap_calls
 
 Role = Literal["ask", "add", "admin", "service"]
 ROLES: frozenset[str] = frozenset({"ask", "add", "admin", "service"})
@@ -33,7 +37,6 @@ _IMPLIES: dict[str, frozenset[str]] = {
     "service": frozenset({"service"}),
 }
 
-_OPEN_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 _V1 = "/weaverbird.v1."
 METHOD_ROLES: dict[str, Role] = {
     f"{_V1}OrchestratorService/AskStream": "ask",
@@ -61,7 +64,7 @@ METHOD_ROLES: dict[str, Role] = {
 
 def required_role(method: str, overrides: Mapping[str, Role] | None = None) -> Role | None:
     """The role `method` (e.g. "/weaverbird.v1.IngesterService/AddDocument") needs; None when it is open."""
-    if method.startswith(_OPEN_PREFIXES):
+    if is_probe(method):
         return None
     table = {**METHOD_ROLES, **(overrides or {})}
     return table.get(method, "admin")
@@ -136,58 +139,36 @@ def peer_common_names(context: grpc.aio.ServicerContext) -> list[str]:
     return [n.decode() if isinstance(n, bytes) else str(n) for n in names]
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
+class AuthInterceptor(CallInterceptor):
     """UNAUTHENTICATED without known credentials, PERMISSION_DENIED without the method's role."""
 
     def __init__(self, authenticator: Authenticator, overrides: Mapping[str, Role] | None = None) -> None:
         self._auth = authenticator
         self._overrides = dict(overrides or {})
 
-    async def _check(self, context: grpc.aio.ServicerContext, method: str, role: Role) -> None:
+    @asynccontextmanager
+    async def _checked(
+        self, method: str, role: Role, request: Any, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[None]:
         identity = self._auth.identify(context.invocation_metadata() or (), peer_common_names(context))
         if identity is None:
             await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "credentials required: a bearer token (authorization metadata) or a client certificate",
             )
-            return
         if not identity.may(role):
             await context.abort(
                 grpc.StatusCode.PERMISSION_DENIED, f"{identity.name} may not call {method}: needs {role}"
             )
         CALLER.set(identity.name)
+        yield
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        method = handler_call_details.method
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
         role = required_role(method, self._overrides)
-        if handler is None or role is None:
+        if role is None:
             return handler
-        if handler.unary_unary is not None:
-            unary = handler.unary_unary
-
-            async def checked_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                await self._check(context, method, role)
-                return await unary(request, context)
-
-            return grpc.unary_unary_rpc_method_handler(
-                checked_unary, handler.request_deserializer, handler.response_serializer
-            )
-        if handler.unary_stream is not None:
-            stream = handler.unary_stream
-
-            async def checked_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                await self._check(context, method, role)
-                async for item in stream(request, context):
-                    yield item
-
-            return grpc.unary_stream_rpc_method_handler(
-                checked_stream, handler.request_deserializer, handler.response_serializer
-            )
+        if not handler.request_streaming:
+            return wrap_calls(handler, partial(self._checked, method, role))
 
         # No WeaverBird RPC streams requests; refuse rather than let one through unchecked.
         async def refuse(request: Any, context: grpc.aio.ServicerContext) -> Any:

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 import grpc
 
 from weaverbird_common.errors import DeadlineExceeded, error_from_status
-from weaverbird_common.telemetry import tracing_client_interceptors
+from weaverbird_common.telemetry.tracing import tracing_client_interceptors
 from weaverbird_common.tls import TlsFiles, channel_credentials
 
 # The process's own certificate for its calls to peers (mutual TLS); set once at start-up.

@@ -8,15 +8,15 @@ mid-work) and answers with a fixed "Concurrent RPC limit exceeded!" that does no
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import grpc
 
-log = logging.getLogger(__name__)
+from weaverbird_common.interceptor import CallInterceptor
 
-# Never limited: a probe must see the server's health however busy it is.
-UNLIMITED_SERVICE_PREFIXES = ("grpc.health.v1.", "grpc.reflection.")
+log = logging.getLogger(__name__)
 
 
 class _Permit:
@@ -34,9 +34,10 @@ class _Permit:
             self._limiter._in_flight -= 1
 
 
-class ConcurrencyLimitInterceptor(grpc.aio.ServerInterceptor):
-    """Admits at most `limit` calls at a time (health and reflection excepted); the next gets
-    RESOURCE_EXHAUSTED with a message telling the client to retry after a short back-off.
+class ConcurrencyLimitInterceptor(CallInterceptor):
+    """Admits at most `limit` calls at a time; the next gets RESOURCE_EXHAUSTED with a message telling the
+    client to retry after a short back-off. Probes are never limited: a probe must see the server's
+    health however busy it is.
 
     All counting happens on the event loop's thread, so a plain integer needs no lock.
     """
@@ -69,52 +70,10 @@ class ConcurrencyLimitInterceptor(grpc.aio.ServerInterceptor):
         context.add_done_callback(permit.release)
         return permit
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        method = handler_call_details.method
-        if handler is None or method.lstrip("/").startswith(UNLIMITED_SERVICE_PREFIXES):
-            return handler
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(handler.unary_unary, method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(handler.unary_stream, method),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler  # WeaverBird services take no streaming requests
-
-    def _wrap_unary(self, behavior: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:
-        async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            permit = await self._admit(context, method)
-            try:
-                return await behavior(request, context)
-            finally:
-                permit.release()
-
-        return wrapper
-
-    def _wrap_stream(
-        self, behavior: Callable[..., AsyncIterator[Any]], method: str
-    ) -> Callable[..., AsyncIterator[Any]]:
-        async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            permit = await self._admit(context, method)
-            try:
-                result = behavior(request, context)
-                if hasattr(result, "__aiter__"):
-                    async for item in result:
-                        yield item
-                else:  # a coroutine that streams with context.write()
-                    await result
-            finally:
-                permit.release()
-
-        return wrapper
+    @asynccontextmanager
+    async def around(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+        permit = await self._admit(context, method)
+        try:
+            yield
+        finally:
+            permit.release()

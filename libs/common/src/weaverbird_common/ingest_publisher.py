@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from weaverbird_common import telemetry
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.ingest_messages import (
     SIGNATURE_HEADER,
@@ -26,6 +25,7 @@ from weaverbird_common.ingest_messages import (
     record_signature,
 )
 from weaverbird_common.kafka_config import KafkaSettings
+from weaverbird_common.telemetry.tracing import inject_headers
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class IngestPublisher:
             self._count_failure("publisher is closed; message %s dropped", message.message_id)
             return False
         # The caller's trace continues in the ingester: captured here, in the request's context.
-        headers = telemetry.inject_headers(headers or ())
+        headers = inject_headers(headers or ())
         self._ensure_thread()
         try:
             self._queue.put_nowait((message, list(headers) if headers else None))

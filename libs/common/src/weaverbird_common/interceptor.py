@@ -1,10 +1,15 @@
-"""Server interceptor that turns domain errors into gRPC statuses and hides everything else.
+"""How WeaverBird's server interceptors wrap a call, and the one that turns errors into gRPC statuses.
 
-It also owns request decoding: grpc.aio would answer bytes that do not parse as the request message
-with UNKNOWN and the protobuf exception's class name. The interceptor swaps in a deserializer that
-never raises, hands the handler an `Undecodable` marker instead, and answers it with INVALID_ARGUMENT
-and a plain message. (Messages above the server's size limit never reach Python: grpc core answers
-RESOURCE_EXHAUSTED itself.)
+Every interceptor of ours (authentication, concurrency limit, metrics, errors) acts around each call:
+something before the handler, something after. `CallInterceptor` does the handler wrapping once (unary
+and server-streaming calls, coroutine streams written with context.write()); a subclass only says what
+happens around the call, as an async context manager.
+
+`ErrorInterceptor` also owns request decoding: grpc.aio would answer bytes that do not parse as the
+request message with UNKNOWN and the protobuf exception's class name. The interceptor swaps in a
+deserializer that never raises, hands the handler an `Undecodable` marker instead, and answers it with
+INVALID_ARGUMENT and a plain message. (Messages above the server's size limit never reach Python: grpc
+core answers RESOURCE_EXHAUSTED itself.)
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ import inspect
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, ClassVar
 
 import grpc
 
@@ -23,6 +30,90 @@ from weaverbird_common.errors import WeaverbirdError
 log = logging.getLogger(__name__)
 
 Deserializer = Callable[[bytes], Any]
+# What runs around one call, given its request and context.
+Around = Callable[[Any, grpc.aio.ServicerContext], AbstractAsyncContextManager[object]]
+
+# Probes and tooling, not traffic: kubelet health checks every few seconds would swamp the error ratio
+# and the traces, and a busy server must still answer its liveness probe.
+PROBE_SERVICE_PREFIXES = ("grpc.health.v1.", "grpc.reflection.")
+
+
+def is_probe(method: str) -> bool:
+    """Whether `method` ("/grpc.health.v1.Health/Check") is a health check or reflection call."""
+    return method.lstrip("/").startswith(PROBE_SERVICE_PREFIXES)
+
+
+def wrap_calls(
+    handler: grpc.RpcMethodHandler, around: Around, deserializer: Deserializer | None = None
+) -> grpc.RpcMethodHandler:
+    """`handler` with each unary or server-streaming call run inside `around(request, context)`.
+
+    Args:
+        handler: what grpc would run.
+        around: the per-call context manager; an exception it raises on entry ends the call.
+        deserializer: replaces the handler's request deserializer; None keeps it.
+
+    Returns:
+        The wrapped handler; one taking streamed requests comes back unchanged.
+    """
+    request_deserializer = deserializer or handler.request_deserializer
+    if handler.unary_unary is not None:
+        unary: Callable[..., Awaitable[Any]] = handler.unary_unary
+
+        async def unary_call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async with around(request, context):
+                return await unary(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            unary_call, request_deserializer=request_deserializer, response_serializer=handler.response_serializer
+        )
+    if handler.unary_stream is not None:
+        stream: Callable[..., Any] = handler.unary_stream
+
+        async def stream_call(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            async with around(request, context):
+                result = stream(request, context)
+                if hasattr(result, "__aiter__"):
+                    async for item in result:
+                        yield item
+                else:  # a coroutine that streams with context.write() (grpc.health.v1 Watch)
+                    await result
+
+        return grpc.unary_stream_rpc_method_handler(
+            stream_call, request_deserializer=request_deserializer, response_serializer=handler.response_serializer
+        )
+    return handler  # WeaverBird services take no streaming requests
+
+
+class CallInterceptor(grpc.aio.ServerInterceptor):
+    """Runs every call inside `around(method, request, context)`; probes pass untouched unless
+    `covers_probes`. Subclasses override `around`, or `wrap` for handlers they treat apart."""
+
+    covers_probes: ClassVar[bool] = False
+
+    def around(
+        self, method: str, request: Any, context: grpc.aio.ServicerContext
+    ) -> AbstractAsyncContextManager[object]:
+        raise NotImplementedError
+
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+        return wrap_calls(handler, partial(self.around, method))
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or (is_probe(method) and not self.covers_probes):
+            return handler
+        return self.wrap(handler, method)
+
+
+# --------------------------------------------------------------------------------------------
+# Errors: domain errors to statuses, everything else hidden, undecodable requests refused.
+# --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,39 +160,6 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: 
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
 
 
-def _wrap_unary(behavior: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:
-    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> Any:
-        if isinstance(request, Undecodable):
-            await _reject_undecodable(context, request, method)
-        try:
-            return await behavior(request, context)
-        except grpc.aio.AbortError:
-            raise
-        except Exception as exc:
-            await _abort(context, exc, method)
-
-    return wrapper
-
-
-def _wrap_stream(behavior: Callable[..., AsyncIterator[Any]], method: str) -> Callable[..., AsyncIterator[Any]]:
-    async def wrapper(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-        if isinstance(request, Undecodable):
-            await _reject_undecodable(context, request, method)
-        try:
-            result = behavior(request, context)
-            if hasattr(result, "__aiter__"):
-                async for item in result:
-                    yield item
-            else:  # a coroutine that streams with context.write() (grpc.health.v1 Watch)
-                await result
-        except grpc.aio.AbortError:
-            raise
-        except Exception as exc:
-            await _abort(context, exc, method)
-
-    return wrapper
-
-
 def _wrap_bidi(behavior: Callable[..., AsyncIterator[Any]], method: str) -> Callable[..., AsyncIterator[Any]]:
     """Streaming requests (only reflection here): each undecodable message ends the call cleanly."""
 
@@ -118,36 +176,29 @@ def _wrap_bidi(behavior: Callable[..., AsyncIterator[Any]], method: str) -> Call
     return wrapper
 
 
-class ErrorInterceptor(grpc.aio.ServerInterceptor):
+class ErrorInterceptor(CallInterceptor):
     """Maps `WeaverbirdError` to its status code; any other exception becomes a generic INTERNAL;
-    undecodable requests get INVALID_ARGUMENT."""
+    undecodable requests get INVALID_ARGUMENT. Probes too: their requests are decoded like any other."""
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        method = handler_call_details.method
+    covers_probes = True
+
+    @asynccontextmanager
+    async def around(self, method: str, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[None]:
+        if isinstance(request, Undecodable):
+            await _reject_undecodable(context, request, method)
+        try:
+            yield
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _abort(context, exc, method)
+
+    def wrap(self, handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
         deserializer = safe_deserializer(handler.request_deserializer)
-        if handler.unary_unary is not None:
-            return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary(handler.unary_unary, method),
-                request_deserializer=deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(handler.unary_stream, method),
-                request_deserializer=deserializer,
-                response_serializer=handler.response_serializer,
-            )
         if handler.stream_stream is not None and inspect.isasyncgenfunction(handler.stream_stream):
             return grpc.stream_stream_rpc_method_handler(
                 _wrap_bidi(handler.stream_stream, method),
                 request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
-        return handler  # WeaverBird services take no streaming requests; others keep grpc's own handling
+        return wrap_calls(handler, partial(self.around, method), deserializer)

@@ -1,4 +1,4 @@
-"""Builds and runs a grpc.aio server with health checking, reflection (v1 and v1alpha) and error mapping."""
+"""Builds and runs a grpc.aio server: health checking, reflection (v1 and v1alpha) and the interceptor chain."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from opentelemetry import trace
 
-from weaverbird_common import reflection, telemetry
+from weaverbird_common import reflection
 from weaverbird_common.auth import Authenticator, AuthInterceptor
 from weaverbird_common.concurrency import ConcurrencyLimitInterceptor
 from weaverbird_common.interceptor import ErrorInterceptor
 from weaverbird_common.settings import BaseServiceSettings
+from weaverbird_common.telemetry.registry import register_metrics, start_metrics_server
+from weaverbird_common.telemetry.rpc_metrics import MetricsInterceptor
+from weaverbird_common.telemetry.tracing import configure_tracing, tracing_server_interceptor
 from weaverbird_common.tls import TlsFiles, server_credentials
 from weaverbird_common.tls import tls_files as files_from
 
@@ -108,13 +112,44 @@ class RunningServer:
         return bound
 
 
+def interceptor_chain(
+    service: str,
+    *,
+    observed: bool = False,
+    tracer_provider: trace.TracerProvider | None = None,
+    authenticator: Authenticator | None = None,
+    max_concurrent_rpcs: int | None = None,
+) -> list[grpc.aio.ServerInterceptor]:
+    """Every server's interceptors, in their one order (the first runs outermost).
+
+    1. tracing and 2. metrics (when `observed`): outermost, so every refusal below is traced and
+       counted with its final code;
+    3. authentication (with an `authenticator`): before the limiter, so a caller without rights
+       takes no slot;
+    4. concurrency limit (with `max_concurrent_rpcs`): our own, not grpc.aio.server's
+       maximum_concurrent_rpcs, which counts health checks too (a full server would fail its liveness
+       probe) and answers a fixed "Concurrent RPC limit exceeded!";
+    5. errors: innermost, next to the handler, whose exceptions it turns into statuses.
+    """
+    chain: list[grpc.aio.ServerInterceptor] = []
+    if observed:
+        chain += [tracing_server_interceptor(tracer_provider), MetricsInterceptor(service)]
+    if authenticator is not None:
+        chain.append(AuthInterceptor(authenticator))
+    if max_concurrent_rpcs:
+        chain.append(ConcurrencyLimitInterceptor(max_concurrent_rpcs, service))
+    chain.append(ErrorInterceptor())
+    return chain
+
+
 async def start_server(
     bindings: Sequence[ServiceBinding],
     *,
     host: str = "127.0.0.1",
     port: int = 0,
     max_message_mb: int = 64,
-    extra_interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    observed: bool = False,
+    tracer_provider: trace.TracerProvider | None = None,
     max_concurrent_rpcs: int | None = None,
     service: str = "server",
     tls: TlsFiles | None = None,
@@ -128,10 +163,11 @@ async def start_server(
         host: interface to bind; 127.0.0.1 by default.
         port: port to bind; 0 picks a free one (the chosen port is returned).
         max_message_mb: send/receive message size limit.
-        extra_interceptors: run before the error interceptor (tracing, metrics).
+        observed: trace every call and count it in the RPC metrics (labelled `service`).
+        tracer_provider: where those spans go; the global provider by default.
         max_concurrent_rpcs: calls served at once (health checks and reflection not counted); one more is
             answered RESOURCE_EXHAUSTED at once, with a message telling the client to retry. None = no limit.
-        service: the name that message uses.
+        service: the name that message and the metrics use.
         tls: serve TLS with this certificate (and verify clients against its CA: mutual TLS when
             `require_client_cert`); None = plaintext.
         authenticator: who may call what (auth.py); None = no authentication.
@@ -140,15 +176,14 @@ async def start_server(
         The running server and its port.
     """
     limit = max_message_mb * 1024 * 1024
-    # Our own limiter, not grpc.aio.server(maximum_concurrent_rpcs=...): grpc's counts health checks too
-    # (a full server then fails its liveness probe) and answers with a fixed "Concurrent RPC limit
-    # exceeded!". After the metrics interceptor, so rejected calls are counted with their status.
-    limiter = [ConcurrencyLimitInterceptor(max_concurrent_rpcs, service)] if max_concurrent_rpcs else []
-    auth = [AuthInterceptor(authenticator)] if authenticator is not None else []
     server = grpc.aio.server(
-        # Authentication after metrics and tracing (refusals are counted) and before the limiter (a caller
-        # without rights takes no slot).
-        interceptors=[*extra_interceptors, *auth, *limiter, ErrorInterceptor()],
+        interceptors=interceptor_chain(
+            service,
+            observed=observed,
+            tracer_provider=tracer_provider,
+            authenticator=authenticator,
+            max_concurrent_rpcs=max_concurrent_rpcs,
+        ),
         options=[
             ("grpc.max_send_message_length", limit),
             ("grpc.max_receive_message_length", limit),
@@ -185,7 +220,7 @@ async def serve_forever(
     """Runs a service until SIGTERM/SIGINT, then drains in-flight calls for `shutdown_grace_s`.
 
     Every service gets the same telemetry here: Prometheus metrics on `metrics_port` (the RPC
-    metrics and the service's own, see telemetry.register_metrics), OpenTelemetry spans for every
+    metrics and the service's own, see telemetry.registry), OpenTelemetry spans for every
     RPC (exported when OTEL_EXPORTER_OTLP_ENDPOINT is set).
 
     Args:
@@ -196,15 +231,15 @@ async def serve_forever(
         supervised: background tasks by name that must run as long as the server; if one fails or
             ends first, health turns NOT_SERVING (RunningServer.supervise).
     """
-    telemetry.register_metrics(service)
-    telemetry.start_metrics_server(settings.metrics_port, settings.host)
-    tracing = telemetry.configure_tracing(f"weaverbird-{service}", settings.otlp_endpoint)
+    register_metrics(service)
+    start_metrics_server(settings.metrics_port, settings.host)
+    tracing = configure_tracing(f"weaverbird-{service}", settings.otlp_endpoint)
     running = await start_server(
         bindings,
         host=settings.host,
         port=settings.grpc_port,
         max_message_mb=settings.max_message_mb,
-        extra_interceptors=[telemetry.TracingServerInterceptor(), telemetry.MetricsInterceptor(service)],
+        observed=True,
         max_concurrent_rpcs=settings.max_concurrent_rpcs,
         service=service,
         tls=tls_files(settings),

@@ -4,7 +4,6 @@ said plainly. Statements written for the test; values hand-computed."""
 from __future__ import annotations
 
 import pytest
-
 from weaverbird_common.facts.answer import FactAnswer, FactMiss, answer_from_facts
 from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import read_question

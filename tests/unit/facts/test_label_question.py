@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.facts.extract import extract_facts
 from weaverbird_common.facts.label_question import answer_row
@@ -55,3 +54,54 @@ def test_ratio_and_share_of_two_named_rows(facts: list) -> None:
     assert ratio is not None and ratio.op == "ratio" and ratio.value == pytest.approx(120.5 / 20.0)
     share = answer_row("What is Hindi films as a percentage of regional films (excluding Tamil films) in 2019?", facts)
     assert share is not None and share.unit == "percent" and share.value == pytest.approx(7 / 49 * 100)
+
+
+SALES = """Sales by country (in thousands)
+
+| | 2019 | 2018 | 2017 |
+|---|---|---|---|
+| United States | 300.0 | 280.0 | 250.0 |
+| Mexico | 90.0 | 12.0 | 2.0 |
+| Other international | 60.0 | 68.0 | 48.0 |
+| Total | 450.0 | 360.0 | 300.0 |
+"""
+
+
+@pytest.fixture(scope="module")
+def sales() -> list:
+    doc = Document("s", "Sales", "sales.md", [Page(None, SALES)], "en", "", 2019, None, "")
+    return extract_facts(doc)
+
+
+def test_a_total_asked_of_a_table_whose_last_row_is_just_total(sales: list) -> None:
+    answer = answer_row("What was the percentage change in total sales between 2018 and 2019?", sales)
+    assert answer is not None and answer.label == "Total"
+    assert answer.value == pytest.approx((450 - 360) / 360 * 100)
+
+
+def test_no_year_named_reads_the_tables_latest_periods(sales: list) -> None:
+    value = answer_row("What were the sales in Mexico?", sales)
+    assert value is not None and value.value == pytest.approx(90.0)
+    change = answer_row("What was the change in sales in Mexico?", sales)
+    assert change is not None and change.value == pytest.approx(90.0 - 12.0)
+    average = answer_row("What is the average of other international sales?", sales)
+    assert average is not None and average.value == pytest.approx((60 + 68 + 48) / 3)
+
+
+def test_one_year_average_is_the_mean_with_the_prior_year(sales: list) -> None:
+    answer = answer_row("What is the 2019 average United States sales?", sales)
+    assert answer is not None and answer.op == "average" and answer.value == pytest.approx((300 + 280) / 2)
+    per = answer_row("What is the average United States sales per customer in 2019?", sales)
+    assert per is None  # "average ... per customer" is a ratio the table does not hold
+
+
+def test_a_total_over_named_years_is_their_sum(sales: list) -> None:
+    answer = answer_row("What were the total sales in Mexico in 2018 and 2019 altogether?", sales)
+    assert answer is not None and answer.op == "sum" and answer.value == pytest.approx(102.0)
+
+
+def test_difference_and_sum_of_two_named_rows(sales: list) -> None:
+    diff = answer_row("What is the difference between United States and Mexico sales in 2018?", sales)
+    assert diff is not None and diff.op == "difference" and diff.value == pytest.approx(280 - 12)
+    both = answer_row("What is the sum of Mexico and other international sales in 2019?", sales)
+    assert both is not None and both.op == "sum" and both.value == pytest.approx(150.0)

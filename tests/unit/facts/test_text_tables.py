@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from weaverbird_common.facts.model import Period
 from weaverbird_common.facts.text_tables import PageState, read_rows
 

@@ -21,6 +21,8 @@ _PCT = re.compile(
 )
 _CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
 _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+# A total over several periods ("total ... in 2018 and 2019", "sum of ... from 2017 to 2019", "altogether").
+_SUM = re.compile(r"\b(?:total|sum|altogether|combined|in total|aggregate)\b", re.IGNORECASE)
 _END = r"(?=\s+(?:in|for|as of|at|during)\s+(?:fy\s*)?(?:19|20)\d{2}|\s+in\s+(?:fiscal|the year)|\?|$)"
 _RATIO = re.compile(rf"ratio of (?P<a>.+?) (?:to|and|against|over) (?P<b>.+?){_END}", re.IGNORECASE)
 _SHARE = re.compile(
@@ -28,6 +30,13 @@ _SHARE = re.compile(
     rf"(?:made up of |attributable to |from )?(?P<a>.+?){_END}"
     rf"|(?P<a2>[\w ,'()&-]+?) as an? (?:percentage|proportion|share) of (?P<b2>.+?){_END}"
     rf"|(?:percentage|proportion) of (?P<a3>.+?) (?:over|to|in|of|out of) (?P<b3>(?:the )?total.+?){_END}",
+    re.IGNORECASE,
+)
+# Two rows combined: "difference between A and B", "sum of A and B", "A and B combined".
+_PAIR = re.compile(
+    rf"\b(?:difference|gap) (?:in [\w ]+? )?between (?P<d>.+?){_END}"
+    rf"|\b(?:sum|total) of (?P<s>.+? and .+?){_END}"
+    rf"|(?:what (?:is|was|were) (?:the )?)(?P<c>.+? and .+?) combined{_END}",
     re.IGNORECASE,
 )
 _STOP = set(
@@ -71,6 +80,12 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
         share = hits / len(words)
         if hits and share >= 0.5 and (best is None or (share, hits) > best[:2]):
             best = (share, hits, label)
+    # "total personnel expenses" in a table whose last row is just "Total": that row, unless another
+    # label is named in full ("Total emissions").
+    if re.search(r"\btotal\b", question, re.IGNORECASE) and (best is None or best[0] < 1):
+        bare = next((f.label for f in facts if f.label.strip(" :").lower() == "total"), None)
+        if bare is not None:
+            return bare
     return best[2] if best else None
 
 
@@ -100,17 +115,63 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), f"{a_label} / {b_label}")
 
 
+def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
+    """A - B or A + B for two rows the question names in one period (the latest the table holds when no
+    year is named). "A and B" is split at the "and" that leaves two different rows best named."""
+    match = _PAIR.search(question)
+    if match is None or len(years) > 1:
+        return None
+    op = "difference" if match.group("d") else "sum"
+    span = match.group("d") or match.group("s") or match.group("c")
+    year = years[0] if years else max((f.period.fiscal_year for f in facts), default=0)
+    in_year = [f for f in facts if f.period.fiscal_year == year]
+    best: tuple[int, Fact, Fact] | None = None
+    for cut in re.finditer(r"\s+and\s+", span):
+        a_label, b_label = best_label(span[: cut.start()], in_year), best_label(span[cut.end() :], in_year)
+        if a_label is None or b_label is None or a_label == b_label:
+            continue
+        hits = len(set(_words(a_label)) & set(_words(span))) + len(set(_words(b_label)) & set(_words(span)))
+        if best is None or hits > best[0]:
+            a = next(f for f in in_year if f.label == a_label)
+            b = next(f for f in in_year if f.label == b_label)
+            best = (hits, a, b)
+    if best is None:
+        return None
+    _, a, b = best
+    value = a.value - b.value if op == "difference" else a.value + b.value
+    sign = " - " if op == "difference" else " + "
+    return RowAnswer(value, a.unit, op, (a, b), f"{a.label}{sign}{b.label}")
+
+
+def _default_years(question: str, row: dict[int, Fact]) -> list[int]:
+    """No year named: the table's latest period for a value, its latest two for a change, all for an average."""
+    held = sorted(row)
+    if _AVERAGE.search(question):
+        return held
+    if _PCT.search(question) or _CHANGE.search(question):
+        return held[-2:]
+    return held[-1:]
+
+
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     years = years_in(question)
     if years and (two := _two_rows(question, facts, years)) is not None:
         return two
+    if (pair := _pair(question, facts, years)) is not None:
+        return pair
     label = best_label(question, facts)
-    if not years or label is None:
+    if label is None:
         return None
-    by_year: dict[int, Fact] = {}
+    row: dict[int, Fact] = {}
     for fact in facts:
-        if fact.label == label and fact.period.fiscal_year in years:
-            by_year.setdefault(fact.period.fiscal_year, fact)
+        if fact.label == label and fact.period.fiscal_year:
+            row.setdefault(fact.period.fiscal_year, fact)
+    if not years:
+        years = _default_years(question, row)
+    elif len(years) == 1 and _AVERAGE.search(question) and not re.search(r"\bper\b", question, re.IGNORECASE):
+        # "the 2019 average X": the mean of the year's and the prior year's figure (an average balance).
+        years = [years[0] - 1, years[0]]
+    by_year = {y: f for y, f in row.items() if y in years}
     if not by_year:
         return None
     unit = next(iter(by_year.values())).unit
@@ -119,6 +180,11 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
         if len(used) != len(years) or len(used) < 2:
             return None
         return RowAnswer(sum(f.value for f in used) / len(used), unit, "average", tuple(used), label)
+    if len(years) >= 2 and _SUM.search(question) and not (_PCT.search(question) or _CHANGE.search(question)):
+        used = [by_year[y] for y in years if y in by_year]
+        if len(used) != len(years):
+            return None
+        return RowAnswer(sum(f.value for f in used), unit, "sum", tuple(used), label)
     if _PCT.search(question) or _CHANGE.search(question):
         if len(years) != 2 or len(by_year) != 2:
             return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Sequence
 from typing import TypeVar
 
 import prometheus_client
@@ -16,7 +17,7 @@ import prometheus_client
 log = logging.getLogger(__name__)
 
 SERVICES = ("embedder", "retriever", "generator", "orchestrator", "ingester")
-# Service -> the metrics it owns (named weaverbird_<service>_...); filled in by owned().
+# Service -> the metrics it owns (named weaverbird_<service>_...); filled in by ServiceMetrics.
 SERVICE_METRICS: dict[str, list[prometheus_client.metrics.MetricWrapperBase]] = {name: [] for name in SERVICES}
 
 # Generation on CPU takes tens of seconds, so latency buckets reach two minutes.
@@ -25,10 +26,29 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0
 _Metric = TypeVar("_Metric", bound=prometheus_client.metrics.MetricWrapperBase)
 
 
-def owned(service: str, metric: _Metric) -> _Metric:
-    """Files `metric` (created with registry=None) under `service` for register_metrics()."""
-    SERVICE_METRICS[service].append(metric)
-    return metric
+class ServiceMetrics:
+    """Defines one service's own metrics: created outside any registry and filed under the service, so
+    that register_metrics(service) exports them. Names must start with weaverbird_<service>_."""
+
+    def __init__(self, service: str) -> None:
+        self._service = service
+
+    def _owned(self, metric: _Metric) -> _Metric:
+        if not metric._name.startswith(f"weaverbird_{self._service}_"):
+            raise ValueError(f"{metric._name} does not belong to {self._service}")
+        SERVICE_METRICS[self._service].append(metric)
+        return metric
+
+    def counter(self, name: str, documentation: str, labels: Sequence[str] = ()) -> prometheus_client.Counter:
+        return self._owned(prometheus_client.Counter(name, documentation, labels, registry=None))
+
+    def gauge(self, name: str, documentation: str) -> prometheus_client.Gauge:
+        return self._owned(prometheus_client.Gauge(name, documentation, registry=None))
+
+    def histogram(
+        self, name: str, documentation: str, labels: Sequence[str] = (), buckets: Sequence[float] = LATENCY_BUCKETS
+    ) -> prometheus_client.Histogram:
+        return self._owned(prometheus_client.Histogram(name, documentation, labels, buckets=buckets, registry=None))
 
 
 # Which services' metrics each registry already holds (registering twice would raise).

@@ -66,6 +66,11 @@ def test_export_writes_fp32_and_int8_models_and_the_tokenizer(exported: Path) ->
     files = {p.name for p in (exported / "onnx").iterdir()}
     assert {"model.onnx", INT8_FILE, "tokenizer.json", "onnx.json"} <= files
     assert (exported / "onnx" / INT8_FILE).stat().st_size < (exported / "onnx" / "model.onnx").stat().st_size
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(exported / "onnx" / INT8_FILE)).graph.node}
+    assert {"Attention", "MatMulInteger"} <= ops or {"QAttention"} <= ops  # fused, then quantised
+    assert "model.fused.onnx" not in files  # the intermediate is not left behind
 
 
 def test_onnx_scores_match_torch_and_int8_keeps_the_ranking(exported: Path) -> None:

@@ -56,10 +56,19 @@ def export_cross_encoder(model_dir: Path, *, int8: bool = True, opset: int = 17)
     tokenizer.save_pretrained(str(out))  # tokenizer.json: what the runtime tokenises with
     files = {"fp32": FP32_FILE}
     if int8:
+        import onnx
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
+        fused = _fused(out / FP32_FILE, model.config)
         # Weights to int8 once; activations quantised per batch at run time (no calibration data needed).
-        quantize_dynamic(str(out / FP32_FILE), str(out / INT8_FILE), weight_type=QuantType.QInt8)
+        quantize_dynamic(
+            str(fused or out / FP32_FILE),
+            str(out / INT8_FILE),
+            weight_type=QuantType.QInt8,
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # fused ops have no inferred types
+        )
+        if fused is not None:
+            fused.unlink()
         files["int8"] = INT8_FILE
     settings = {
         "source": str(model_dir),
@@ -73,3 +82,19 @@ def export_cross_encoder(model_dir: Path, *, int8: bool = True, opset: int = 17)
     }
     (out / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return out
+
+
+def _fused(fp32: Path, config: Any) -> Path | None:
+    """A BERT graph with attention, GELU and layer norms fused into onnxruntime's CPU kernels, to quantise:
+    on this CPU the fused int8 model scored 20 pairs ~15 % faster than the unfused one. None for other
+    architectures (quantised as exported)."""
+    if getattr(config, "model_type", "") != "bert":
+        return None
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    model = optimize_model(
+        str(fp32), model_type="bert", num_heads=config.num_attention_heads, hidden_size=config.hidden_size
+    )
+    path = fp32.with_name("model.fused.onnx")
+    model.save_model_to_file(str(path))
+    return path

@@ -33,6 +33,8 @@ $(STAMP): requirements/runtime.txt requirements/dev.txt requirements/ray.txt req
 
 install: $(STAMP) proto
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	# The evaluation harness is its own distribution; installing it registers `weaverbird eval`.
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e evaluation
 
 proto: $(STAMP)
 	mkdir -p $(PROTO_OUT)/weaverbird/v1

@@ -137,3 +137,15 @@ def test_services_import_no_other_service() -> None:
     }
     unexpected = crossings - EXPECTED_CROSS_SERVICE
     assert not unexpected, f"services import each other's packages (share through libs/common): {sorted(unexpected)}"
+
+
+def test_the_cli_reaches_the_evaluation_package_only_through_its_plugin_entry_point() -> None:
+    graph = import_graph()
+    assert any(t.startswith("weaverbird_eval") for t in graph["weaverbird_eval.cli"])  # the graph sees eval
+    below = {
+        (module, target)
+        for module, targets in graph.items()
+        for target in targets
+        if not module.startswith("weaverbird_eval") and target.startswith("weaverbird_eval")
+    }
+    assert not below, f"imports of the evaluation package (a plugin; nothing below imports it): {sorted(below)}"

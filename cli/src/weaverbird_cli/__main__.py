@@ -10,7 +10,7 @@ from pathlib import Path
 import grpc
 from weaverbird.v1 import retriever_pb2
 
-from weaverbird_cli import commands, reembed, render
+from weaverbird_cli import commands, plugins, reembed, render
 from weaverbird_cli.answering import DEFAULT_CHART_DIR, AskOptions
 from weaverbird_cli.security import cli_credentials, remote_credentials
 from weaverbird_cli.settings import CliSettings
@@ -130,11 +130,9 @@ def _credentials(settings: CliSettings) -> grpc.ChannelCredentials | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["eval"]:
-        # The evaluation harness has its own options and heavier dependencies (requirements/eval.txt).
-        from weaverbird_eval.cli import main as eval_main
-
-        return eval_main(argv[1:])
+    # Plugin commands (the evaluation harness) parse their own options; the CLI never imports them.
+    if argv and (code := plugins.run(argv[0], argv[1:])) is not None:
+        return code
     if argv[:1] == ["train"]:
         # Training needs torch and sentence-transformers (requirements/gpu-path.txt), imported per command.
         from weaverbird_cli.train.main import main as train_main
@@ -169,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")
-    sub.add_parser("eval", help="retrieval | calibrate | answers on ../shared/data (see `weaverbird eval -h`)")
+    plugins.add_parsers(sub)
     sub.add_parser("train", help="data | reranker | encoder: retrieval models from the KB (see `weaverbird train -h`)")
 
     args = parser.parse_args(argv)

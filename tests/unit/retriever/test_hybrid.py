@@ -235,7 +235,8 @@ def test_edge_migrates_a_shard_made_before_lexical_vectors(tmp_path: Path) -> No
 
 
 def test_client_store_keeps_a_legacy_collection_dense_and_explains_hybrid(tmp_path: Path) -> None:
-    client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
+    # The legacy collection is written by a plain client, then opened by the store from the same files.
+    client = QdrantClient(path=str(tmp_path / "local"))
     client.create_collection("kb", vectors_config=models.VectorParams(size=DIM, distance=models.Distance.COSINE))
     vectors = _vectors(2)
     client.upsert(
@@ -247,7 +248,8 @@ def test_client_store_keeps_a_legacy_collection_dense_and_explains_hybrid(tmp_pa
             for i in range(2)
         ],
     )
-    store = QdrantClientStore(client, "kb", backend="local-memory", server=False)
+    client.close()
+    store = QdrantClientStore.local(str(tmp_path / "local"), "kb")
     assert not store.lexical
     assert store.search(vectors[1], 1)[0].text == "t1"
     with pytest.raises(LexicalMissing):
@@ -539,14 +541,19 @@ def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(
 
 
 def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
-    client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
-    store = QdrantClientStore(client, "kb", backend="local-memory", server=False)
+    path = str(tmp_path / "local")
+    store = QdrantClientStore.local(path, "kb")
     store.ensure_collection(DIM)
     store.upsert(_prose_and_table())
+    store.close()
+    # Points as stored before the prior: a plain client on the same files strips their density.
+    client = QdrantClient(path=path)
     client.delete_payload("kb", keys=["figure_density"], points=[point_id(f"fig-{i}", 0) for i in range(2)])
+    client.close()
+    store = QdrantClientStore.local(path, "kb")
     # Without the field the prior has nothing to read: the prose page, richer in the question's words, leads.
     assert _prior_order(store) == [_PROSE, _TABLE]
     import asyncio
@@ -557,8 +564,10 @@ def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
     request.filter.company = "CIRRUS"
     reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
     assert [h.text for h in reply.hits] == [_TABLE, _PROSE]
-    assert all("figure_density" in r.payload for r in client.scroll("kb", limit=10)[0])  # every page
     store.close()
+    client = QdrantClient(path=path)
+    assert all("figure_density" in r.payload for r in client.scroll("kb", limit=10)[0])  # every page
+    client.close()
 
 
 def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,161 +1,87 @@
-"""qdrant-client backend, synchronous: the client's pure-Python local mode (disk or memory).
+"""The Qdrant store for synchronous callers: qdrant-client's local mode (disk or memory) or a server.
 
-The retriever reaches a Qdrant server through qdrant_server_store (AsyncQdrantClient); .server() here
-serves offline tools and benchmarks that want a plain blocking client.
+There is one Qdrant store, the asynchronous AsyncQdrantStore (qdrant_server_store); this class runs
+its coroutines on an event loop of its own, on a thread of its own, and waits for them. It exists
+because open_store() is synchronous (tests, benchmarks, the evaluation and offline tools call it),
+and because the retriever serves local mode through it on worker threads (stores.threaded): local
+mode searches by brute force in Python, which would stall the retriever's event loop if run there.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from contextlib import AbstractContextManager
+from typing import Any, TypeVar
 
-from qdrant_client import QdrantClient, models
-from qdrant_client.common.client_exceptions import QdrantException
-from qdrant_client.http.exceptions import ApiException
+from qdrant_client import AsyncQdrantClient
 
-from weaverbird_retriever.stores import qdrant_requests as rq
 from weaverbird_retriever.stores.base import (
     ChunkRecord,
-    CollectionMissing,
     CollectionStats,
-    DimensionMismatch,
     FilterValue,
     Hit,
-    LexicalMissing,
     SearchOptions,
     StoreClosed,
     StoredPoint,
-    StoreError,
     Vector,
-    as_vector,
-    check_filters,
-    check_search,
 )
+from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
+
+T = TypeVar("T")
 
 
 class QdrantClientStore:
-    """One collection through QdrantClient; build it with .local(), .memory() or .server()."""
+    """One collection through AsyncQdrantStore, called synchronously; build it with .local(), .memory()
+    or .server(). Satisfies VectorStore."""
 
-    def __init__(
-        self, client: QdrantClient, collection: str, *, backend: str, server: bool, url: str | None = None
-    ) -> None:
-        self._client = client
-        self._name = collection
-        self.backend = backend
-        self._server = server
-        self._url = url
-        # Local mode mutates numpy arrays and a sqlite handle with no locking of its own, so calls
-        # are serialised; the server client is thread-safe (pooled HTTP) and needs none.
-        self._lock: AbstractContextManager[object] = contextlib.nullcontext() if server else threading.RLock()
-        self._dim: int | None = None
-        self._lexical: bool | None = None  # read from the collection on first use
+    def __init__(self, store: AsyncQdrantStore, *, serialize: bool) -> None:
+        """serialize: one call at a time, each whole (local mode: delete_document's count and delete see
+        no upsert between them); a server orders concurrent requests itself."""
+        self.store = store
+        self.backend = store.backend
+        self._lock: AbstractContextManager[object] = threading.RLock() if serialize else contextlib.nullcontext()
+        self._state = threading.Lock()  # guards _closed against a call submitted while closing
         self._closed = False
-
-    @property
-    def lexical(self) -> bool:
-        with self._guard():
-            self._dimension()
-            return bool(self._lexical)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name=f"qdrant-{self.backend}", daemon=True)
+        self._thread.start()
 
     @classmethod
     def server(cls, url: str, collection: str, api_key: str | None = None, timeout: int = 30) -> QdrantClientStore:
-        """A Qdrant server at url (REST), blocking; the retriever uses AsyncQdrantStore instead."""
-        client = QdrantClient(url=url, api_key=api_key, timeout=timeout)
-        return cls(client, collection, backend="server", server=True, url=url)
+        """A Qdrant server at url (REST), blocking; the retriever uses AsyncQdrantStore itself."""
+        return cls(AsyncQdrantStore.server(url, collection, api_key=api_key, timeout=timeout), serialize=False)
 
     @classmethod
     def local(cls, path: str, collection: str) -> QdrantClientStore:
         """Local mode persisted under path: brute-force numpy search, one sqlite commit per point."""
-        # Calls come from worker threads (asyncio.to_thread) other than the opener; the lock above
-        # makes sharing the sqlite connection safe, so skip sqlite's same-thread check.
-        client = QdrantClient(path=path, force_disable_check_same_thread=True)
-        return cls(client, collection, backend="local", server=False)
+        return cls._local(AsyncQdrantClient(path=path, force_disable_check_same_thread=True), collection, "local")
 
     @classmethod
     def memory(cls, collection: str) -> QdrantClientStore:
         """Local mode held in memory only (tests, throwaway runs)."""
-        client = QdrantClient(location=":memory:", force_disable_check_same_thread=True)
-        return cls(client, collection, backend="local-memory", server=False)
+        return cls._local(AsyncQdrantClient(location=":memory:"), collection, "local-memory")
 
-    # -- lifecycle ---------------------------------------------------------------------------------
+    @classmethod
+    def _local(cls, client: AsyncQdrantClient, collection: str, backend: str) -> QdrantClientStore:
+        # Local mode ignores payload indexes (and warns about each): it scans anyway. The client is
+        # made on this thread and used on the loop's, hence no same-thread check for its sqlite file.
+        return cls(AsyncQdrantStore(client, collection, backend=backend, payload_indexes=False), serialize=True)
+
+    @property
+    def lexical(self) -> bool:
+        return self._run(self.store.has_lexical())
 
     def ensure_collection(self, dimension: int) -> None:
-        if dimension < 1:
-            raise StoreError(f"dimension must be positive, got {dimension}")
-        with self._guard():
-            if not self._client.collection_exists(self._name):
-                try:
-                    self._client.create_collection(self._name, **rq.collection_config(dimension))
-                except (ValueError, ApiException) as exc:
-                    if rq.outage(exc, self._url):
-                        raise
-                    # Another replica created it between our check and create: fall through and
-                    # compare dimensions like any existing collection.
-                    if not self._client.collection_exists(self._name):
-                        raise
-                else:
-                    if self._server:  # local mode ignores payload indexes (and warns); it scans anyway
-                        for name, schema in rq.PAYLOAD_SCHEMAS.items():
-                            self._client.create_payload_index(
-                                self._name, field_name=name, field_schema=schema, wait=True
-                            )
-                    self._dim, self._lexical = dimension, True
-                    return
-            info = self._client.get_collection(self._name)
-            existing, self._lexical = rq.read_params(info, self._name)
-            if existing != dimension:
-                raise DimensionMismatch(f"collection {self._name!r} has dimension {existing}, not {dimension}")
-            self._dim = existing
-            if self._server:
-                for name in rq.missing_indexes(info):
-                    self._client.create_payload_index(
-                        self._name, field_name=name, field_schema=rq.PAYLOAD_SCHEMAS[name], wait=True
-                    )
-            self._add_figure_densities()
-
-    def _add_figure_densities(self) -> None:
-        """Migrates points stored before the payload kept their number density (the figure prior)."""
-        offset = None
-        while True:
-            # Pages in id order: a point whose field is set has an id before the next page's offset.
-            records, offset = self._client.scroll(
-                self._name, scroll_filter=rq.MISSING_DENSITY, limit=rq.SCROLL_PAGE, offset=offset, with_payload=True
-            )
-            if records:
-                self._client.batch_update_points(self._name, rq.density_updates(records), wait=True)
-            if offset is None:
-                return
-
-    def close(self) -> None:
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                self._client.close()
-
-    # -- writes ------------------------------------------------------------------------------------
+        self._run(self.store.ensure_collection(dimension))
 
     def upsert(self, records: Sequence[ChunkRecord]) -> None:
-        if not records:
-            return
-        with self._guard():
-            batch = rq.points(records, self._dimension(), bool(self._lexical))
-            for start in range(0, len(batch), rq.UPSERT_BATCH):
-                self._client.upsert(self._name, points=batch[start : start + rq.UPSERT_BATCH], wait=True)
+        self._run(self.store.upsert(records))
 
     def delete_document(self, document_id: str) -> int:
-        flt = rq.to_filter(check_filters({"document_id": document_id}))
-        with self._guard():
-            self._dimension()
-            # On a server, count and delete are two requests; a concurrent upsert of the same
-            # document can make the count off by its points. Local mode holds the lock across both.
-            count = self._client.count(self._name, count_filter=flt, exact=True).count
-            if count:
-                self._client.delete(self._name, points_selector=models.FilterSelector(filter=flt), wait=True)
-        return int(count)
-
-    # -- reads -------------------------------------------------------------------------------------
+        return self._run(self.store.delete_document(document_id))
 
     def search(
         self,
@@ -164,82 +90,43 @@ class QdrantClientStore:
         filters: Mapping[str, FilterValue] | None = None,
         options: SearchOptions | None = None,
     ) -> list[Hit]:
-        options = check_search(k, options)
-        flt = rq.to_filter(check_filters(filters), check_filters(options.exclude))
-        with self._guard():
-            dense = as_vector(vector, self._dimension())
-            if options.mode != "dense" and not self._lexical:
-                raise LexicalMissing(f"collection {self._name!r} has no lexical vectors")
-            result = self._client.query_points(self._name, **rq.query_args(dense, k, flt, options))
-        return rq.hits(result, dense, options)
+        return self._run(self.store.search(vector, k, filters, options))
 
     def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
-        flt = rq.to_filter(check_filters(filters))
-        with self._guard():
-            self._dimension()
-            response = self._client.facet(self._name, key=key, limit=limit, exact=True, facet_filter=flt)
-        return [(h.value, int(h.count)) for h in response.hits]
+        return self._run(self.store.facet(key, limit, filters))
 
     def scroll(
         self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
     ) -> list[StoredPoint]:
-        flt = rq.to_filter(check_filters(filters))
-        out: list[StoredPoint] = []
-        offset = None
-        with self._guard():
-            self._dimension()
-            while len(out) < limit:
-                records, offset = self._client.scroll(
-                    self._name, **rq.scroll_args(flt, limit - len(out), offset, with_text)
-                )
-                out.extend(rq.stored_points(records))
-                if offset is None:
-                    break
-        return out
+        return self._run(self.store.scroll(filters, limit, with_text=with_text))
 
     def stats(self) -> CollectionStats:
-        with self._guard():
-            dim = self._dimension()
-            points = self._client.count(self._name, exact=True).count
-        return CollectionStats(name=self._name, points=int(points), dimension=dim, backend=self.backend)
+        return self._run(self.store.stats())
 
-    # -- internals ---------------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Hold the lock and turn client errors into store errors: StoreUnavailable for an outage,
-        CollectionMissing when the collection is gone, StoreError otherwise."""
-        with self._lock:
+    def close(self) -> None:
+        """Lets calls in flight finish, closes the client, then stops the loop and its thread."""
+        with self._lock, self._state:
             if self._closed:
-                raise StoreClosed("the store is closed")
-            try:
-                yield
-            except StoreError:
-                raise
-            except (ValueError, ApiException, QdrantException) as exc:
-                unavailable = rq.outage(exc, self._url)
-                if unavailable is not None:
-                    raise unavailable from exc
-                if self._collection_gone():
-                    self._dim = None
-                    raise CollectionMissing(f"collection {self._name!r} does not exist") from exc
-                raise StoreError(f"qdrant: {exc}") from exc
-
-    def _collection_gone(self) -> bool:
+                return
+            self._closed = True
+            done = asyncio.run_coroutine_threadsafe(self._close_after_calls(), self._loop)
         try:
-            return not self._client.collection_exists(self._name)
-        except Exception:  # the server being unreachable is reported by the original error
-            return False
+            done.result()
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
 
-    def _dimension(self) -> int:
-        # Cached after the first look so the hot path makes one request, not two; if someone drops
-        # the collection, the next failing call clears the cache via _guard.
-        if self._dim is None:
-            if not self._client.collection_exists(self._name):
-                raise CollectionMissing(f"collection {self._name!r} does not exist yet")
-            self._dim = self._read_dimension()
-        return self._dim
+    async def _close_after_calls(self) -> None:
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        await asyncio.gather(*others, return_exceptions=True)
+        await self.store.close()
 
-    def _read_dimension(self) -> int:
-        dim, self._lexical = rq.read_params(self._client.get_collection(self._name), self._name)
-        return dim
+    def _run(self, call: Coroutine[Any, Any, T]) -> T:
+        with self._lock:
+            with self._state:
+                if self._closed:
+                    call.close()
+                    raise StoreClosed("the store is closed")
+                future = asyncio.run_coroutine_threadsafe(call, self._loop)
+            return future.result()

@@ -1,6 +1,5 @@
-"""What the two qdrant-client stores share: request bodies, reading replies, and telling an outage
-from a bad request. The synchronous store (local mode) and the asynchronous one (a Qdrant server)
-differ only in how they send these."""
+"""What the Qdrant store sends and reads: request bodies, reading replies, and telling an outage from a
+bad request (AsyncQdrantStore sends them; local mode and a server alike)."""
 
 from __future__ import annotations
 

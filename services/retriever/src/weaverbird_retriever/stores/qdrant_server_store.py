@@ -1,4 +1,6 @@
-"""A Qdrant server through AsyncQdrantClient: requests run concurrently on the event loop, none blocks it.
+"""The Qdrant store: a Qdrant server (or qdrant-client's local mode) through AsyncQdrantClient; requests
+run concurrently on the event loop, none blocks it. Synchronous callers use it through
+qdrant_client_store.QdrantClientStore, so there is one implementation of each operation.
 
 No lock: the server orders concurrent writes itself, and the only local state (the collection's
 dimension and whether it has lexical vectors) is read once and cached. An unreachable, slow or
@@ -36,16 +38,25 @@ from weaverbird_retriever.stores.base import (
 
 
 class AsyncQdrantStore:
-    """One collection on a Qdrant server (REST); satisfies AsyncVectorStore."""
+    """One collection on a Qdrant server (REST) or in local mode; satisfies AsyncVectorStore."""
 
-    backend = "server"
-
-    def __init__(self, client: AsyncQdrantClient, collection: str, *, url: str | None = None) -> None:
+    def __init__(
+        self,
+        client: AsyncQdrantClient,
+        collection: str,
+        *,
+        url: str | None = None,
+        backend: str = "server",
+        payload_indexes: bool = True,
+    ) -> None:
         """Use .server() for a Qdrant server; any AsyncQdrantClient works (tests pass local mode).
-        url only names the server in error messages."""
+        url only names the server in error messages; backend is what stats() reports; payload_indexes:
+        create the INDEXED_FIELDS indexes (a server needs them to facet; local mode ignores them)."""
         self._client = client
         self._url = url
         self._name = collection
+        self.backend = backend
+        self._payload_indexes = payload_indexes
         self._dim: int | None = None
         self._lexical = False
         self._closed = False
@@ -71,10 +82,7 @@ class AsyncQdrantStore:
                     if rq.outage(exc, self._url) or not await self._client.collection_exists(self._name):
                         raise
                 else:
-                    for name, schema in rq.PAYLOAD_SCHEMAS.items():
-                        await self._client.create_payload_index(
-                            self._name, field_name=name, field_schema=schema, wait=True
-                        )
+                    await self._create_indexes(list(rq.PAYLOAD_SCHEMAS))
                     self._dim, self._lexical = dimension, True
                     return
             info = await self._client.get_collection(self._name)
@@ -82,11 +90,14 @@ class AsyncQdrantStore:
             if existing != dimension:
                 raise DimensionMismatch(f"collection {self._name!r} has dimension {existing}, not {dimension}")
             self._dim = existing
-            for name in rq.missing_indexes(info):
-                await self._client.create_payload_index(
-                    self._name, field_name=name, field_schema=rq.PAYLOAD_SCHEMAS[name], wait=True
-                )
+            await self._create_indexes(rq.missing_indexes(info))
             await self._add_figure_densities()
+
+    async def _create_indexes(self, names: list[str]) -> None:
+        for name in names if self._payload_indexes else []:
+            await self._client.create_payload_index(
+                self._name, field_name=name, field_schema=rq.PAYLOAD_SCHEMAS[name], wait=True
+            )
 
     async def _add_figure_densities(self) -> None:
         """Migrates points stored before the payload kept their number density (the figure prior)."""

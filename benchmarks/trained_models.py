@@ -37,6 +37,9 @@ def main() -> None:
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument("--reranker", action="append", default=[], type=Path)
     parser.add_argument("--encoder", action="append", default=[])
+    parser.add_argument(
+        "--onnx", action="append", default=[], choices=["fp32", "int8"], help="also score with the ONNX export"
+    )
     args = parser.parse_args()
     evalset = load("tatqa", args.data)
     chunks = chunk_units(evalset)
@@ -50,17 +53,23 @@ def main() -> None:
         bm25.index(chunks.texts, evalset.language, evalset.corpus_label, chunks.metadata)
         first = {q.id: bm25.search([q.text], DEPTH_CHUNKS)[0] for q in sample}
         _line("bm25", {k: collapse(r, chunks.unit_ids, max(KS)) for k, r in first.items()}, relevant)
-        for path in args.reranker:
-            reranker = CrossEncoderReranker(str(path), max_length=args.max_length)
+        from weaverbird_common.encoders.onnx_cross_encoder import OnnxCrossEncoder
+
+        runs = [(p, "torch") for p in args.reranker] + [(p, v) for p in args.reranker for v in args.onnx]
+        for path, runtime in runs:
+            if runtime == "torch":
+                score_texts = CrossEncoderReranker(str(path), max_length=args.max_length).score_texts
+            else:
+                score_texts = OnnxCrossEncoder(path, runtime, max_length=args.max_length).score
             run, ms = {}, []
             for q in sample:
                 head, tail = first[q.id][: args.candidates], first[q.id][args.candidates :]
                 start = time.perf_counter()
-                scores = reranker.score_texts(q.text, [chunks.texts[i] for i, _ in head])
+                scores = score_texts(q.text, [chunks.texts[i] for i, _ in head])
                 ms.append((time.perf_counter() - start) * 1000)
                 order = sorted(range(len(head)), key=lambda j: -scores[j])
                 run[q.id] = collapse([(head[j][0], scores[j]) for j in order] + tail, chunks.unit_ids, max(KS))
-            _line(f"bm25 + {path.name}", run, relevant, f"rerank p50 {np.percentile(ms, 50):.0f} ms")
+            _line(f"bm25 + {path.name} ({runtime})", run, relevant, f"rerank p50 {np.percentile(ms, 50):.0f} ms")
     for name in args.encoder:
         from sentence_transformers import SentenceTransformer
 

@@ -105,3 +105,50 @@ def test_difference_and_sum_of_two_named_rows(sales: list) -> None:
     assert diff is not None and diff.op == "difference" and diff.value == pytest.approx(280 - 12)
     both = answer_row("What is the sum of Mexico and other international sales in 2019?", sales)
     assert both is not None and both.op == "sum" and both.value == pytest.approx(150.0)
+
+
+COSTS = """Restructuring (in millions)
+
+| | 2019 | 2018 |
+|---|---|---|
+| Other operating expenses | 40.0 | 50.0 |
+| Total other operating expenses | 160.0 | 500.0 |
+| Diluted weighted-average shares | 58.6 | 55.4 |
+"""
+
+PLAN = """Restructuring plan costs (in millions)
+
+| | 2019 | 2018 |
+|---|---|---|
+| Fiscal 2018 Plan | | |
+| Employee termination costs | 53.0 | 39.0 |
+| Facility exit costs | 2.5 | 3.0 |
+| Total | 55.5 | 42.0 |
+"""
+
+
+@pytest.fixture(scope="module")
+def costs() -> list:
+    doc = Document("c", "Costs", "costs.md", [Page(None, COSTS)], "en", "", 2019, None, "")
+    return extract_facts(doc)
+
+
+def test_total_in_the_question_picks_the_total_row_among_equals(costs: list) -> None:
+    total = answer_row("What was the percentage change in Total Other operating expenses between 2018 and 2019?", costs)
+    assert total is not None and total.value == pytest.approx((160 - 500) / 500 * 100)
+    plain = answer_row("What was the change in other operating expenses between 2018 and 2019?", costs)
+    assert plain is not None and plain.value == pytest.approx(-10.0)
+
+
+def test_weighted_average_names_a_row_not_an_average(costs: list) -> None:
+    answer = answer_row("What was the change in the diluted weighted-average shares between 2018 and 2019?", costs)
+    assert answer is not None and answer.op == "change" and answer.value == pytest.approx(58.6 - 55.4)
+
+
+def test_a_share_of_the_one_total_row_named_by_its_caption() -> None:
+    costs = extract_facts(Document("p", "Plan", "plan.md", [Page(None, PLAN)], "en", "", 2019, None, ""))
+    assert "Total Fiscal 2018 Plan" in {f.label for f in costs}  # the caption names the total row
+    answer = answer_row("What was the employee termination costs as a proportion of total costs in 2019?", costs)
+    assert answer is not None and answer.value == pytest.approx(53.0 / 55.5 * 100)
+    among = answer_row("In 2018, what is the percentage constitution of facility exit costs among the total?", costs)
+    assert among is not None and among.value == pytest.approx(3.0 / 42.0 * 100)

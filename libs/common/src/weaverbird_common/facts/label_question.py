@@ -20,7 +20,10 @@ _PCT = re.compile(
     r"percent(?:age)? (?:change|increase|decrease|growth)|% change|growth rate|rate of change", re.IGNORECASE
 )
 _CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
-_AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+# "weighted-average shares" names a row, and "the change in the average X" is a change.
+_AVERAGE = re.compile(
+    r"(?<!weighted )(?<!weighted-)(?<!change in the )(?<!change in )\baverage\b|\bmean\b", re.IGNORECASE
+)
 # A total over several periods ("total ... in 2018 and 2019", "sum of ... from 2017 to 2019", "altogether").
 _SUM = re.compile(r"\b(?:total|sum|altogether|combined|in total|aggregate)\b", re.IGNORECASE)
 _END = r"(?=\s+(?:in|for|as of|at|during)\s+(?:fy\s*)?(?:19|20)\d{2}|\s+in\s+(?:fiscal|the year)|\?|$)"
@@ -29,7 +32,8 @@ _SHARE = re.compile(
     rf"(?:percentage|proportion|share|portion) of (?P<b>.+?) (?:is|was|are|were) "
     rf"(?:made up of |attributable to |from )?(?P<a>.+?){_END}"
     rf"|(?P<a2>[\w ,'()&-]+?) as an? (?:percentage|proportion|share) of (?P<b2>.+?){_END}"
-    rf"|(?:percentage|proportion) of (?P<a3>.+?) (?:over|to|in|of|out of) (?P<b3>(?:the )?total.+?){_END}",
+    rf"|(?:percentage|proportion) of (?P<a3>.+?) (?:over|to|in|of|out of) (?P<b3>(?:the )?total.+?){_END}"
+    rf"|(?:percentage|proportion|share)(?: constitution)? of (?P<a4>.+?) (?:among|within|out of) (?P<b4>.+?){_END}",
     re.IGNORECASE,
 )
 # Two rows combined: "difference between A and B", "sum of A and B", "A and B combined".
@@ -71,22 +75,26 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
     """The row label the question names: the largest share of the label's words found in the question
     (at least half, and at least one word), more words found breaking ties."""
     asked = set(_words(question))
-    best: tuple[float, int, str] | None = None
+    says_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
+    best: tuple[float, int, bool, str] | None = None
     for label in dict.fromkeys(f.label for f in facts):
         words = set(_words(label))
         if not words:
             continue
         hits = len(words & asked)
         share = hits / len(words)
-        if hits and share >= 0.5 and (best is None or (share, hits) > best[:2]):
-            best = (share, hits, label)
-    # "total personnel expenses" in a table whose last row is just "Total": that row, unless another
-    # label is named in full ("Total emissions").
-    if re.search(r"\btotal\b", question, re.IGNORECASE) and (best is None or best[0] < 1):
-        bare = next((f.label for f in facts if f.label.strip(" :").lower() == "total"), None)
-        if bare is not None:
-            return bare
-    return best[2] if best else None
+        # Of "Other operating expenses" and "Total other operating expenses", the one the question's
+        # "total" (or its absence) names.
+        agrees = label.lower().startswith("total") == says_total
+        if hits and share >= 0.5 and (best is None or (share, hits, agrees) > best[:3]):
+            best = (share, hits, agrees, label)
+    # "total personnel expenses" in a table with one total row ("Total", "Total Fiscal 2018 Plan"): that
+    # row, unless another label is named in full ("Total emissions").
+    if says_total and (best is None or best[0] < 1):
+        totals = list(dict.fromkeys(f.label for f in facts if f.label.lower().startswith("total")))
+        if len(totals) == 1:
+            return totals[0]
+    return best[3] if best else None
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
@@ -98,8 +106,8 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     match = ratio or share
     assert match is not None
     groups = {k: v for k, v in match.groupdict().items() if v}
-    part = groups.get("a") or groups.get("a2") or groups.get("a3")
-    whole = groups.get("b") or groups.get("b2") or groups.get("b3")
+    part = groups.get("a") or groups.get("a2") or groups.get("a3") or groups.get("a4")
+    whole = groups.get("b") or groups.get("b2") or groups.get("b3") or groups.get("b4")
     if not part or not whole:
         return None
     in_year = [f for f in facts if f.period.fiscal_year == years[0]]

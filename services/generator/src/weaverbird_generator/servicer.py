@@ -9,11 +9,11 @@ from contextlib import AsyncExitStack, aclosing
 
 import grpc
 from weaverbird.v1 import generator_pb2, generator_pb2_grpc
-from weaverbird_common import telemetry
 from weaverbird_common.clients import hop_timeout
 from weaverbird_common.docs.chunker import count_tokens
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from weaverbird_common.questions import detect_language
+from weaverbird_common.telemetry import generator_metrics
 
 from weaverbird_generator.context_focus import focus
 from weaverbird_generator.llm_client import (
@@ -33,12 +33,12 @@ log = logging.getLogger(__name__)
 
 
 def _record_tokens(prompt: int, completion: int, decode_start: float) -> None:
-    telemetry.GENERATOR_TOKENS.labels(kind="prompt").inc(prompt)
-    telemetry.GENERATOR_TOKENS.labels(kind="completion").inc(completion)
+    generator_metrics.GENERATOR_TOKENS.labels(kind="prompt").inc(prompt)
+    generator_metrics.GENERATOR_TOKENS.labels(kind="completion").inc(completion)
     decode_s = time.perf_counter() - decode_start
     if completion > 1 and decode_s > 0:
         # Decode speed after the first token: prompt processing is measured as time to first token.
-        telemetry.GENERATOR_TOKENS_PER_SECOND.observe((completion - 1) / decode_s)
+        generator_metrics.GENERATOR_TOKENS_PER_SECOND.observe((completion - 1) / decode_s)
 
 
 class GeneratorServicer(generator_pb2_grpc.GeneratorServiceServicer):

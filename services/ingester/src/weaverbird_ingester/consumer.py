@@ -26,7 +26,6 @@ from typing import Any
 from kafka import TopicPartition
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
-from weaverbird_common import telemetry
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.loaders import UnreadableDocument, document_id_for
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
@@ -39,6 +38,7 @@ from weaverbird_common.ingest_messages import (
     decode_ingest_message,
 )
 from weaverbird_common.kafka_config import KafkaSettings
+from weaverbird_common.telemetry.tracing import extract_headers
 
 from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.kafka_link import KafkaLink, kafka_consumer, kafka_producer
@@ -243,9 +243,7 @@ class IngestConsumer:
 
     async def _handle(self, record: Any) -> None:
         # One CONSUMER span per record, in the trace of the question that published it.
-        with _TRACER.start_as_current_span(
-            "ingest", context=telemetry.extract_headers(record.headers), kind=SpanKind.CONSUMER
-        ):
+        with _TRACER.start_as_current_span("ingest", context=extract_headers(record.headers), kind=SpanKind.CONSUMER):
             await self._handle_in_span(record)
 
     async def _handle_in_span(self, record: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from weaverbird_common import telemetry
+from weaverbird_common.telemetry import orchestrator_metrics
 from weaverbird_common.wire_texts import insufficient
 
 from weaverbird_orchestrator.clock import ms_since
@@ -24,7 +24,7 @@ def evidence_texts(passages: Sequence[Passage]) -> list[str]:
 def counted_and_withheld(check: NumericCheck, policy: str) -> bool:
     """Counts the answer's check (ORCHESTRATOR_ANSWER_CHECKS) and says whether the numeric check policy
     withholds the answer ("replace" and a figure no passage supports)."""
-    telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
+    orchestrator_metrics.ORCHESTRATOR_ANSWER_CHECKS.labels(result=check.result).inc()
     return check.result == "unsupported" and policy == "replace"
 
 
@@ -57,7 +57,7 @@ async def refuse(params: AskParams, retrieval: Retrieval, start: float) -> Async
     yield CitationsEvent([], set())
     yield FurtherReadingEvent(list(retrieval.ranked))
     decision.timings.total_ms = ms_since(start)
-    telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
+    orchestrator_metrics.ORCHESTRATOR_ANSWER_CHECKS.labels(result="refused").inc()
     yield DoneEvent(
         generation=GenerationDone("refused", 0, 0, ""),
         decision=decision,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from weaverbird_common import telemetry
+from weaverbird_common.telemetry import orchestrator_metrics
+from weaverbird_common.telemetry.registry import register_metrics
 
 from weaverbird_orchestrator.domain import RouteDecision
 
 # The flow records into these wherever it runs (serve_forever registers them too; this is idempotent),
 # so in-process users such as benchmarks and tests see them in the default registry.
-telemetry.register_metrics("orchestrator")
+register_metrics("orchestrator")
 
 # Stage name in the metric -> field of Timings (milliseconds).
 _STAGES = {
@@ -25,15 +26,15 @@ _STAGES = {
 def record_question(decision: RouteDecision) -> None:
     """Counts the question by route (fallback rate = rate(web) / rate(all)) and its stage latencies."""
     route = decision.route.value
-    telemetry.ORCHESTRATOR_QUESTIONS.labels(route=route).inc()
-    telemetry.ORCHESTRATOR_ROUTE_REASON.labels(reason=decision.reason).inc()
-    telemetry.ORCHESTRATOR_BEST_LOCAL_SCORE.observe(decision.best_local_score)
-    telemetry.ORCHESTRATOR_REQUEST_DURATION.labels(route=route).observe(decision.timings.total_ms / 1000)
+    orchestrator_metrics.ORCHESTRATOR_QUESTIONS.labels(route=route).inc()
+    orchestrator_metrics.ORCHESTRATOR_ROUTE_REASON.labels(reason=decision.reason).inc()
+    orchestrator_metrics.ORCHESTRATOR_BEST_LOCAL_SCORE.observe(decision.best_local_score)
+    orchestrator_metrics.ORCHESTRATOR_REQUEST_DURATION.labels(route=route).observe(decision.timings.total_ms / 1000)
     for stage, field in _STAGES.items():
         ms = getattr(decision.timings, field)
         if ms > 0:  # stages that did not run (web on the local route, generation in Retrieve) stay out
-            telemetry.ORCHESTRATOR_STAGE_DURATION.labels(stage=stage, route=route).observe(ms / 1000)
+            orchestrator_metrics.ORCHESTRATOR_STAGE_DURATION.labels(stage=stage, route=route).observe(ms / 1000)
     if decision.documents_queued:
-        telemetry.ORCHESTRATOR_DOCUMENTS_PUBLISHED.inc(decision.documents_queued)
+        orchestrator_metrics.ORCHESTRATOR_DOCUMENTS_PUBLISHED.inc(decision.documents_queued)
     if decision.route.value == "web" and decision.web_status not in ("ok", "not_configured"):
-        telemetry.ORCHESTRATOR_WEB_SEARCH_FAILURES.inc()
+        orchestrator_metrics.ORCHESTRATOR_WEB_SEARCH_FAILURES.inc()

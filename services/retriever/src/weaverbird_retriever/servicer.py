@@ -14,8 +14,8 @@ from contextlib import contextmanager
 
 import grpc
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
-from weaverbird_common import telemetry
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from weaverbird_common.telemetry import retriever_metrics
 
 from weaverbird_retriever import documents
 from weaverbird_retriever.catalog import CatalogReader
@@ -137,7 +137,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
                 # Upgrades a collection an earlier version made (payload indexes, figure densities).
                 with store_errors():
                     await self._store.ensure_collection(self._dimension)
-            telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
+            retriever_metrics.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return self._dimension
 
     async def _ensure(self, dimension: int) -> None:
@@ -171,7 +171,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             records = [chunk_to_record(c) for c in request.chunks]
             await self._store.upsert(records)
             stats = await self._store.stats()
-        telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
+        retriever_metrics.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.UpsertResponse(upserted=len(records), collection_points=stats.points)
 
     async def Search(
@@ -229,7 +229,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         with store_errors(), self._forget_missing():
             deleted = await self._store.delete_document(request.document_id)
             if deleted:
-                telemetry.RETRIEVER_COLLECTION_POINTS.set((await self._store.stats()).points)
+                retriever_metrics.RETRIEVER_COLLECTION_POINTS.set((await self._store.stats()).points)
         return retriever_pb2.DeleteDocumentResponse(deleted=deleted, facts_deleted=facts_deleted)
 
     def _fact_store(self) -> FactStore:
@@ -268,7 +268,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
             except CollectionMissing:  # no collection yet: an empty knowledge base, not an error
                 self._dimension = None
                 return retriever_pb2.CollectionStatsResponse(points=0, dimension=0)
-        telemetry.RETRIEVER_COLLECTION_POINTS.set(stats.points)
+        retriever_metrics.RETRIEVER_COLLECTION_POINTS.set(stats.points)
         return retriever_pb2.CollectionStatsResponse(
             collection=stats.name, points=stats.points, dimension=stats.dimension, backend=stats.backend
         )

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
-from weaverbird_common import telemetry
+from weaverbird_common.telemetry import orchestrator_metrics
 
 from weaverbird_orchestrator.answer_ending import closing_events, counted_and_withheld, evidence_texts
 from weaverbird_orchestrator.clock import ms_since
@@ -182,7 +182,7 @@ class TaskRunner:
                 yield event
             return
         # Each figure was found in the passage it cites; the result is computed from them.
-        telemetry.ORCHESTRATOR_ANSWER_CHECKS.labels(result="supported").inc()
+        orchestrator_metrics.ORCHESTRATOR_ANSWER_CHECKS.labels(result="supported").inc()
         cited = {f.passage for f in [*shown, *outcome.figures]}
         for event in closing_events(
             params,

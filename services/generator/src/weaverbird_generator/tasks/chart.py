@@ -7,8 +7,7 @@ passage it cites and chooses bar / line / pie from the question or the data.
 
 from __future__ import annotations
 
-from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import TaskRequest, example_turns, information_block
+from weaverbird_generator.tasks.common import JSON_ONLY, TaskRequest, grounded_request, task_messages
 
 FOCUS = False  # a chart needs every row of a table, not only the rows that share words with the question
 MAX_TOKENS = 400
@@ -39,20 +38,7 @@ _SYSTEM = {
     ),
 }
 
-_REMINDER = {
-    "en": "Output only the JSON object.",
-    "zh": "只输出 JSON 对象。",
-}
-
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    info = information_block(request.passages, request.language)
-    user = f"{info}\n\n{neutralise(request.question).strip()}"
-    if request.instruction:
-        user += f"\n\n{neutralise(request.instruction).strip()}"
-    user += f"\n\n{_REMINDER[request.language]}"
-    return [
-        {"role": "system", "content": _SYSTEM[request.language]},
-        *example_turns(request.examples),
-        {"role": "user", "content": user},
-    ]
+    user = grounded_request(request, JSON_ONLY[request.language])
+    return task_messages(_SYSTEM[request.language], request.examples, user)

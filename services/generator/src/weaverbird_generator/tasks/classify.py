@@ -13,7 +13,7 @@ reply is one word, but no prompt carries an amount a model could copy.
 from __future__ import annotations
 
 from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import Example, TaskRequest, example_turns
+from weaverbird_generator.tasks.common import Example, TaskRequest, task_messages
 
 FOCUS = False
 MAX_TOKENS = 4
@@ -47,8 +47,4 @@ EXAMPLES = (
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
     """The same English instructions for both languages (the reply is an English word either way);
     the request's own examples, when it brings any, replace the built-in ones."""
-    return [
-        {"role": "system", "content": _SYSTEM},
-        *example_turns(request.examples or EXAMPLES),
-        {"role": "user", "content": neutralise(request.question).strip()},
-    ]
+    return task_messages(_SYSTEM, request.examples or EXAMPLES, neutralise(request.question).strip())

@@ -30,11 +30,34 @@ class TaskRequest:
     history: Sequence[Turn] = field(default_factory=tuple)
 
 
+# The closing line of the tasks that answer in JSON (chart data, extraction).
+JSON_ONLY = {
+    "en": "Output only the JSON object.",
+    "zh": "只输出 JSON 对象。",
+}
+
+
 def information_block(passages: Sequence[Passage], language: Language) -> str:
     """The numbered passages inside <information>, or a note that there are none."""
     if not passages:
         return "<information>\n(none)\n</information>" if language == "en" else "<information>\n（无）\n</information>"
     return f"<information>\n{format_passages(passages)}\n</information>"
+
+
+def grounded_request(request: TaskRequest, reminder: str = "") -> str:
+    """The user turn of a task over passages: the numbered passages, the question, the orchestrator's
+    instruction (the shape it asks for) and a closing reminder, since small models weigh the end most."""
+    parts = [information_block(request.passages, request.language), neutralise(request.question).strip()]
+    if request.instruction:
+        parts.append(neutralise(request.instruction).strip())
+    if reminder:
+        parts.append(reminder)
+    return "\n\n".join(parts)
+
+
+def task_messages(system: str, examples: Sequence[Example], user: str) -> list[dict[str, str]]:
+    """A task's chat: its rules, the few-shot examples as earlier turns, then the request."""
+    return [{"role": "system", "content": system}, *example_turns(examples), {"role": "user", "content": user}]
 
 
 def example_turns(examples: Sequence[Example]) -> list[dict[str, str]]:

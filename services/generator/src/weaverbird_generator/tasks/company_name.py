@@ -11,7 +11,7 @@ Worked turns use companies far from any evaluation set.
 from __future__ import annotations
 
 from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import Example, TaskRequest, example_turns
+from weaverbird_generator.tasks.common import Example, TaskRequest, task_messages
 
 FOCUS = False
 MAX_TOKENS = 16
@@ -31,8 +31,4 @@ EXAMPLES = {
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
     name = " ".join(neutralise(request.question).split())
     examples = request.examples or EXAMPLES[request.language]
-    return [
-        {"role": "system", "content": _SYSTEM},
-        *example_turns(examples),
-        {"role": "user", "content": f"Name: {name}\n{_TARGET[request.language]} name:"},
-    ]
+    return task_messages(_SYSTEM, examples, f"Name: {name}\n{_TARGET[request.language]} name:")

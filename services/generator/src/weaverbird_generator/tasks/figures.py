@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from weaverbird_common.calc_format import figure_line, formula_line, missing_line
 
-from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import TaskRequest, example_turns, information_block
+from weaverbird_generator.tasks.common import TaskRequest, grounded_request, task_messages
 
 FOCUS = True
 MAX_TOKENS = 160
@@ -34,10 +33,4 @@ _SYSTEM = {
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    info = information_block(request.passages, request.language)
-    user = f"{info}\n\n{neutralise(request.question).strip()}"
-    return [
-        {"role": "system", "content": _SYSTEM[request.language]},
-        *example_turns(request.examples),
-        {"role": "user", "content": user},
-    ]
+    return task_messages(_SYSTEM[request.language], request.examples, grounded_request(request))

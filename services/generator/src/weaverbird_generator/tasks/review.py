@@ -13,7 +13,7 @@ pass what the code failed.
 from __future__ import annotations
 
 from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import TaskRequest, example_turns, information_block
+from weaverbird_generator.tasks.common import TaskRequest, information_block, task_messages
 
 FOCUS = True
 MAX_TOKENS = 60
@@ -39,8 +39,4 @@ def build_messages(request: TaskRequest) -> list[dict[str, str]]:
         f"{info}\n\n{question}: {neutralise(request.question).strip()}\n\n"
         f"{draft}: {neutralise(request.instruction).strip()}"
     )
-    return [
-        {"role": "system", "content": _SYSTEM[request.language]},
-        *example_turns(request.examples),
-        {"role": "user", "content": user},
-    ]
+    return task_messages(_SYSTEM[request.language], request.examples, user)

@@ -10,7 +10,7 @@ output and falls back to its rules (tasks/followup.py in the orchestrator).
 from __future__ import annotations
 
 from weaverbird_generator.prompt import neutralise
-from weaverbird_generator.tasks.common import TaskRequest, example_turns, history_text
+from weaverbird_generator.tasks.common import TaskRequest, history_text, task_messages
 
 FOCUS = False
 MAX_TOKENS = 80
@@ -44,8 +44,4 @@ def build_messages(request: TaskRequest) -> list[dict[str, str]]:
     )
     if request.instruction:
         user += f"\n\n{neutralise(request.instruction).strip()}"
-    return [
-        {"role": "system", "content": _SYSTEM[request.language]},
-        *example_turns(request.examples),
-        {"role": "user", "content": user},
-    ]
+    return task_messages(_SYSTEM[request.language], request.examples, user)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 
 import grpc
 import pytest
@@ -30,6 +31,34 @@ async def resolver(host: str, port: int) -> Sequence[str]:
 
 Add = ingester_pb2.AddDocumentRequest
 Meta = ingester_pb2.DocumentMetadata
+
+
+@asynccontextmanager
+async def queueing_ingester(
+    publish: Callable[[IngestMessage], bool | None],
+) -> AsyncIterator[ingester_pb2_grpc.IngesterServiceStub]:
+    """An ingester that only queues (no writer; fetching fails the test), served by a real gRPC server
+    with the error interceptor, as a client sees it."""
+
+    async def no_fetch(url: str) -> tuple[bytes, str]:
+        raise AssertionError("an asynchronous add must not fetch")
+
+    servicer = IngesterServicer(
+        writer=None,  # type: ignore[arg-type]  # asynchronous adds never write
+        max_document_bytes=1 << 20,
+        fetch_url=no_fetch,
+        publish=publish,
+        url_guard=UrlGuard(resolver=resolver),
+    )
+    binding = ServiceBinding(
+        ingester_pb2_grpc.add_IngesterServiceServicer_to_server, servicer, "weaverbird.v1.IngesterService"
+    )
+    running = await start_server([binding])
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            yield ingester_pb2_grpc.IngesterServiceStub(channel)
+    finally:
+        await running.stop(0)
 
 
 @pytest.mark.parametrize(
@@ -80,39 +109,16 @@ async def test_queueing_vets_the_address_but_lets_a_dns_hiccup_through() -> None
 
 
 async def test_async_add_of_private_or_odd_urls_is_refused_before_anything_is_queued() -> None:
-    """Through a real gRPC server with the error interceptor, as a client sees it."""
     published: list[IngestMessage] = []
-
-    async def no_fetch(url: str) -> tuple[bytes, str]:
-        raise AssertionError("an asynchronous add must not fetch")
-
-    servicer = IngesterServicer(
-        writer=None,  # type: ignore[arg-type]  # asynchronous adds never write
-        max_document_bytes=1 << 20,
-        fetch_url=no_fetch,
-        publish=published.append,
-        url_guard=UrlGuard(resolver=resolver),
-    )
-    running = await start_server(
-        [
-            ServiceBinding(
-                ingester_pb2_grpc.add_IngesterServiceServicer_to_server, servicer, "weaverbird.v1.IngesterService"
-            )
-        ]
-    )
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            stub = ingester_pb2_grpc.IngesterServiceStub(channel)
-            for url in ("file:///etc/passwd", "gopher://public.test/", "http://localhost/", "http://intranet.test/x"):
-                with pytest.raises(grpc.aio.AioRpcError) as err:
-                    await stub.AddDocument(Add(url=url, asynchronous=True), timeout=10)
-                assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, url
-                assert "Traceback" not in err.value.details() and "Error" not in err.value.details()
-            assert published == []
-            queued = await stub.AddDocument(Add(url="https://public.test/r.html", asynchronous=True), timeout=10)
-        assert queued.queued and [m.url for m in published] == ["https://public.test/r.html"]
-    finally:
-        await running.stop(0)
+    async with queueing_ingester(published.append) as stub:
+        for url in ("file:///etc/passwd", "gopher://public.test/", "http://localhost/", "http://intranet.test/x"):
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.AddDocument(Add(url=url, asynchronous=True), timeout=10)
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, url
+            assert "Traceback" not in err.value.details() and "Error" not in err.value.details()
+        assert published == []
+        queued = await stub.AddDocument(Add(url="https://public.test/r.html", asynchronous=True), timeout=10)
+    assert queued.queued and [m.url for m in published] == ["https://public.test/r.html"]
 
 
 async def test_default_guard_reads_the_ingester_allow_list(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,29 +138,8 @@ async def test_an_async_add_the_publisher_drops_is_refused_not_reported_queued()
     publisher = IngestPublisher(KafkaSettings(bootstrap_servers="127.0.0.1:9"))  # never connects: closed first
     publisher.close(timeout=1)
 
-    async def no_fetch(url: str) -> tuple[bytes, str]:
-        raise AssertionError("an asynchronous add must not fetch")
-
-    servicer = IngesterServicer(
-        writer=None,  # type: ignore[arg-type]  # asynchronous adds never write
-        max_document_bytes=1 << 20,
-        fetch_url=no_fetch,
-        publish=publisher.publish,
-        url_guard=UrlGuard(resolver=resolver),
-    )
-    running = await start_server(
-        [
-            ServiceBinding(
-                ingester_pb2_grpc.add_IngesterServiceServicer_to_server, servicer, "weaverbird.v1.IngesterService"
-            )
-        ]
-    )
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            stub = ingester_pb2_grpc.IngesterServiceStub(channel)
-            with pytest.raises(grpc.aio.AioRpcError) as err:
-                await stub.AddDocument(Add(url="https://public.test/r.html", asynchronous=True), timeout=10)
-        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert "retry" in err.value.details()
-    finally:
-        await running.stop(0)
+    async with queueing_ingester(publisher.publish) as stub:
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await stub.AddDocument(Add(url="https://public.test/r.html", asynchronous=True), timeout=10)
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "retry" in err.value.details()

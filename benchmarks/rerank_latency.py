@@ -33,7 +33,7 @@ FILLER = (
 def _candidates(count: int) -> list[str]:
     """Distinct texts (shuffled words, seeded), each long enough that every pair is cut to the limit."""
     rng = np.random.default_rng(0)
-    words = (FILLER * 4).split()
+    words = (FILLER * 6).split()
     return [f"Annual report section {i}. " + " ".join(rng.permutation(words)) for i in range(count)]
 
 

@@ -15,22 +15,22 @@ import contextlib
 import tempfile
 import time
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
-from weaverbird_common.docs.documents import Chunk, Document
 from weaverbird_common.docs.loaders import LIGHT_TEXT_BYTES
 from weaverbird_common.docs.workers import SlotScheduler
 from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.server import ServiceBinding, start_server
 from weaverbird_ingester.servicer import IngesterServicer
 from weaverbird_ingester.writer import DocumentWriter
-from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
+from weaverbird_retriever.stores import open_store
 
 from benchmarks.harness import write_result
+from tests.fixtures.in_process_kb import InProcessKnowledgeBase
 from tests.fixtures.pdf_files import pdf_document
 
 ABANDON_AFTER_S = 5.0
@@ -51,32 +51,6 @@ def slow_pdf(pages: int = 300, operators: int = 20_000) -> bytes:
     page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
     objects += [page + b"/Contents 4 0 R >>"] * pages
     return pdf_document(objects)
-
-
-class InProcessKnowledgeBase:
-    """The writer's KnowledgeBase protocol over a real embedding backend and vector store (no gRPC)."""
-
-    def __init__(self, backend: EmbeddingBackend, store: VectorStore) -> None:
-        self.backend, self.store = backend, store
-
-    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = await asyncio.to_thread(self.backend.embed, list(texts), "passage")
-        return [list(map(float, row)) for row in vectors]
-
-    async def upsert(self, doc: Document, chunks: Sequence[Chunk], vectors: Sequence[list[float]]) -> None:
-        records = [
-            ChunkRecord(
-                id=point_id(doc.document_id, chunk.index),
-                vector=vector,
-                text=chunk.text,
-                payload={"document_id": doc.document_id, "title": doc.title, "source": doc.source},
-            )
-            for chunk, vector in zip(chunks, vectors, strict=True)
-        ]
-        await asyncio.to_thread(self.store.upsert, records)
-
-    async def delete_document(self, document_id: str) -> int:
-        return await asyncio.to_thread(self.store.delete_document, document_id)
 
 
 async def _no_fetch(url: str) -> tuple[bytes, str]:

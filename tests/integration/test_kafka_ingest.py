@@ -20,9 +20,10 @@ from typing import Any
 
 import confluent_kafka
 import pytest
+from fixtures.in_process_kb import InProcessKnowledgeBase
 from fixtures.kafka_broker import KafkaBroker
 from kafka import KafkaConsumer, TopicPartition
-from weaverbird_common.docs.documents import Chunk, Document
+from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.errors import Unavailable
@@ -38,7 +39,7 @@ from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_ingester.consumer import IngestConsumer
 from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.writer import DocumentWriter, WriteResult
-from weaverbird_retriever.stores import ChunkRecord, VectorStore, open_store, point_id
+from weaverbird_retriever.stores import VectorStore, open_store, point_id
 
 pytestmark = pytest.mark.integration
 
@@ -46,45 +47,6 @@ pytestmark = pytest.mark.integration
 # ---------------------------------------------------------------------------------------------
 # An in-process knowledge base and helpers
 # ---------------------------------------------------------------------------------------------
-
-
-class InProcessKnowledgeBase:
-    """The writer's KnowledgeBase protocol over a real embedding backend and vector store (no gRPC)."""
-
-    def __init__(self, backend: EmbeddingBackend, store: VectorStore) -> None:
-        self.backend = backend
-        self.store = store
-
-    async def embed_passages(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = await asyncio.to_thread(self.backend.embed, list(texts), "passage")
-        return [list(map(float, row)) for row in vectors]
-
-    async def upsert(self, doc: Document, chunks: Sequence[Chunk], vectors: Sequence[list[float]]) -> None:
-        records = [
-            ChunkRecord(
-                id=point_id(doc.document_id, chunk.index),
-                vector=vector,
-                text=chunk.text,
-                payload={
-                    "document_id": doc.document_id,
-                    "title": doc.title,
-                    "source": doc.source,
-                    "origin": doc.origin,
-                    "chunk_index": chunk.index,
-                    **({"company": doc.company} if doc.company else {}),
-                },
-            )
-            for chunk, vector in zip(chunks, vectors, strict=True)
-        ]
-        await asyncio.to_thread(self.store.upsert, records)
-
-    async def delete_document(self, document_id: str) -> int:
-        return await asyncio.to_thread(self.store.delete_document, document_id)
-
-    def points_of(self, document_id: str) -> list[str]:
-        """Ids of every stored point of one document."""
-        probe = self.backend.embed(["probe"], "query")[0]
-        return [hit.id for hit in self.store.search(probe, k=1000, filters={"document_id": document_id})]
 
 
 class RecordingWriter(DocumentWriter):

@@ -152,3 +152,17 @@ def test_a_share_of_the_one_total_row_named_by_its_caption() -> None:
     assert answer is not None and answer.value == pytest.approx(53.0 / 55.5 * 100)
     among = answer_row("In 2018, what is the percentage constitution of facility exit costs among the total?", costs)
     assert among is not None and among.value == pytest.approx(3.0 / 42.0 * 100)
+
+
+def test_a_change_in_one_year_is_from_the_year_before_and_a_range_is_its_ends(sales: list) -> None:
+    one = answer_row("What is the change in Mexico sales in 2019?", sales)
+    assert one is not None and one.value == pytest.approx(90.0 - 12.0)
+    ends = answer_row("What was the change in United States sales from 2017 to 2019?", sales)
+    assert ends is not None and ends.value == pytest.approx(300.0 - 250.0)
+    pct = answer_row("What is the percentage change in other international sales in 2019?", sales)
+    assert pct is not None and pct.value == pytest.approx((60 - 68) / 68 * 100)
+
+
+def test_how_much_a_row_decreased_by_is_a_positive_fall(sales: list) -> None:
+    answer = answer_row("How much did other international sales decrease by from 2018 to 2019?", sales)
+    assert answer is not None and answer.op == "decrease" and answer.value == pytest.approx(8.0)

@@ -24,6 +24,10 @@ _CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgro
 _AVERAGE = re.compile(
     r"(?<!weighted )(?<!weighted-)(?<!change in the )(?<!change in )\baverage\b|\bmean\b", re.IGNORECASE
 )
+_DECREASE = re.compile(
+    r"\b(?:decrease|decline|fall|drop)(?:d|s)? by\b|\bhow much (?:did|has|have) .+? (?:decrease|decline|fall|drop)\b",
+    re.IGNORECASE,
+)
 # A total over several periods ("total ... in 2018 and 2019", "sum of ... from 2017 to 2019", "altogether").
 _SUM = re.compile(r"\b(?:total|sum|altogether|combined|in total|aggregate)\b", re.IGNORECASE)
 _END = r"(?=\s+(?:in|for|as of|at|during)\s+(?:fy\s*)?(?:19|20)\d{2}|\s+in\s+(?:fiscal|the year)|\?|$)"
@@ -179,6 +183,9 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     elif len(years) == 1 and _AVERAGE.search(question) and not re.search(r"\bper\b", question, re.IGNORECASE):
         # "the 2019 average X": the mean of the year's and the prior year's figure (an average balance).
         years = [years[0] - 1, years[0]]
+    elif _PCT.search(question) or _CHANGE.search(question):
+        # "the change in X in 2019" is from the year before; "from 2017 to 2019" is between the two ends.
+        years = [years[0] - 1, years[0]] if len(years) == 1 else [years[0], years[-1]]
     by_year = {y: f for y, f in row.items() if y in years}
     if not by_year:
         return None
@@ -201,6 +208,8 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
             if old.value == 0:
                 return None
             return RowAnswer((new.value - old.value) / abs(old.value) * 100, "percent", "pct_change", (new, old), label)
+        if _DECREASE.search(question):  # "how much did X decrease by": the fall, as a positive amount
+            return RowAnswer(old.value - new.value, unit, "decrease", (new, old), label)
         return RowAnswer(new.value - old.value, unit, "change", (new, old), label)
     if len(years) == 1:
         fact = by_year[years[0]]

@@ -1,4 +1,5 @@
-"""Embedding backends: output contract (shape, dtype, unit rows, determinism) and bilingual semantics."""
+"""Embedding backends (weaverbird_common.encoders): output contract (shape, dtype, unit rows, determinism) and
+bilingual semantics."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from weaverbird_retriever.stores.figures import FIGURE_DENSITY_KEY, density_field
+from weaverbird_retriever.stores.search_options import Filters as Filters
 
 # Re-exported: the search options are part of the contract (defined apart so figures can read them).
 from weaverbird_retriever.stores.search_options import FilterValue as FilterValue
@@ -149,11 +150,7 @@ class VectorStore(Protocol):
         ...
 
     def search(
-        self,
-        vector: Vector,
-        k: int,
-        filters: Mapping[str, FilterValue] | None = None,
-        options: SearchOptions | None = None,
+        self, vector: Vector, k: int, filters: Filters = None, options: SearchOptions | None = None
     ) -> list[Hit]:
         """The k best points in ranking order; filters are exact payload matches, ANDed, on every leg.
 
@@ -161,7 +158,7 @@ class VectorStore(Protocol):
         collection without lexical vectors."""
         ...
 
-    def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
+    def facet(self, key: str, limit: int, filters: Filters = None) -> list[tuple[object, int]]:
         """(value, points) of an indexed payload field, most common first."""
         ...
 
@@ -169,9 +166,7 @@ class VectorStore(Protocol):
         """Delete every point whose payload document_id matches; returns how many were deleted."""
         ...
 
-    def scroll(
-        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
-    ) -> list[StoredPoint]:
+    def scroll(self, filters: Filters, limit: int, *, with_text: bool = False) -> list[StoredPoint]:
         """Up to limit points whose payload matches filters (exact, ANDed), in id order; no vectors,
         and the text only when with_text (listing documents reads many payloads, not their text)."""
         ...
@@ -203,22 +198,14 @@ class AsyncVectorStore(Protocol):
     async def has_lexical(self) -> bool: ...
 
     async def search(
-        self,
-        vector: Vector,
-        k: int,
-        filters: Mapping[str, FilterValue] | None = None,
-        options: SearchOptions | None = None,
+        self, vector: Vector, k: int, filters: Filters = None, options: SearchOptions | None = None
     ) -> list[Hit]: ...
 
-    async def facet(
-        self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None
-    ) -> list[tuple[object, int]]: ...
+    async def facet(self, key: str, limit: int, filters: Filters = None) -> list[tuple[object, int]]: ...
 
     async def delete_document(self, document_id: str) -> int: ...
 
-    async def scroll(
-        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
-    ) -> list[StoredPoint]: ...
+    async def scroll(self, filters: Filters, limit: int, *, with_text: bool = False) -> list[StoredPoint]: ...
 
     async def stats(self) -> CollectionStats: ...
 
@@ -289,7 +276,7 @@ def cosine(query: Sequence[float], stored: Sequence[float] | None) -> float:
     return float(q @ v / norm) if norm else 0.0
 
 
-def check_filters(filters: Mapping[str, FilterValue] | None) -> dict[str, FilterValue]:
+def check_filters(filters: Filters) -> dict[str, FilterValue]:
     """filters as a plain dict; only str and int values, since float equality is not a useful filter."""
     if not filters:
         return {}

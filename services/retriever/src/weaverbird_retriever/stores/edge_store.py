@@ -6,7 +6,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import qdrant_edge as qe
@@ -19,7 +19,7 @@ from weaverbird_retriever.stores.base import (
     CollectionMissing,
     CollectionStats,
     DimensionMismatch,
-    FilterValue,
+    Filters,
     Hit,
     LexicalMissing,
     SearchOptions,
@@ -218,11 +218,7 @@ class EdgeStore:
     # -- reads -------------------------------------------------------------------------------------
 
     def search(
-        self,
-        vector: Vector,
-        k: int,
-        filters: Mapping[str, FilterValue] | None = None,
-        options: SearchOptions | None = None,
+        self, vector: Vector, k: int, filters: Filters = None, options: SearchOptions | None = None
     ) -> list[Hit]:
         options = check_search(k, options)
         flt = to_filter(check_filters(filters), check_filters(options.exclude))
@@ -249,16 +245,14 @@ class EdgeStore:
             hits.append(Hit(id=str(p.id), score=score, text=text, payload=payload, rank_score=float(p.score)))
         return hits
 
-    def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
+    def facet(self, key: str, limit: int, filters: Filters = None) -> list[tuple[object, int]]:
         flt = to_filter(check_filters(filters))
         with self._lock.read():
             shard, _ = self._require()
             response = call(shard.facet, qe.FacetRequest(key, limit=limit, exact=True, filter=flt))
         return [(h.value, int(h.count)) for h in response.hits]
 
-    def scroll(
-        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
-    ) -> list[StoredPoint]:
+    def scroll(self, filters: Filters, limit: int, *, with_text: bool = False) -> list[StoredPoint]:
         flt = to_filter(check_filters(filters))
         payload = True if with_text else qe.PayloadSelector.Exclude([TEXT_KEY])
         out: list[StoredPoint] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
@@ -21,7 +21,7 @@ from qdrant_client import AsyncQdrantClient
 from weaverbird_retriever.stores.base import (
     ChunkRecord,
     CollectionStats,
-    FilterValue,
+    Filters,
     Hit,
     SearchOptions,
     StoreClosed,
@@ -84,20 +84,14 @@ class QdrantClientStore:
         return self._run(self.store.delete_document(document_id))
 
     def search(
-        self,
-        vector: Vector,
-        k: int,
-        filters: Mapping[str, FilterValue] | None = None,
-        options: SearchOptions | None = None,
+        self, vector: Vector, k: int, filters: Filters = None, options: SearchOptions | None = None
     ) -> list[Hit]:
         return self._run(self.store.search(vector, k, filters, options))
 
-    def facet(self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None) -> list[tuple[object, int]]:
+    def facet(self, key: str, limit: int, filters: Filters = None) -> list[tuple[object, int]]:
         return self._run(self.store.facet(key, limit, filters))
 
-    def scroll(
-        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
-    ) -> list[StoredPoint]:
+    def scroll(self, filters: Filters, limit: int, *, with_text: bool = False) -> list[StoredPoint]:
         return self._run(self.store.scroll(filters, limit, with_text=with_text))
 
     def stats(self) -> CollectionStats:

@@ -10,7 +10,7 @@ failing server raises StoreUnavailable, which the retriever answers as UNAVAILAB
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from qdrant_client import AsyncQdrantClient, models
@@ -23,7 +23,7 @@ from weaverbird_retriever.stores.base import (
     CollectionMissing,
     CollectionStats,
     DimensionMismatch,
-    FilterValue,
+    Filters,
     Hit,
     LexicalMissing,
     SearchOptions,
@@ -148,11 +148,7 @@ class AsyncQdrantStore:
         return self._lexical
 
     async def search(
-        self,
-        vector: Vector,
-        k: int,
-        filters: Mapping[str, FilterValue] | None = None,
-        options: SearchOptions | None = None,
+        self, vector: Vector, k: int, filters: Filters = None, options: SearchOptions | None = None
     ) -> list[Hit]:
         options = check_search(k, options)
         flt = rq.to_filter(check_filters(filters), check_filters(options.exclude))
@@ -163,18 +159,14 @@ class AsyncQdrantStore:
             result = await self._client.query_points(self._name, **rq.query_args(dense, k, flt, options))
         return rq.hits(result, dense, options)
 
-    async def facet(
-        self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None
-    ) -> list[tuple[object, int]]:
+    async def facet(self, key: str, limit: int, filters: Filters = None) -> list[tuple[object, int]]:
         flt = rq.to_filter(check_filters(filters))
         async with self._errors():
             await self._dimension()
             response = await self._client.facet(self._name, key=key, limit=limit, exact=True, facet_filter=flt)
         return [(h.value, int(h.count)) for h in response.hits]
 
-    async def scroll(
-        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
-    ) -> list[StoredPoint]:
+    async def scroll(self, filters: Filters, limit: int, *, with_text: bool = False) -> list[StoredPoint]:
         flt = rq.to_filter(check_filters(filters))
         out: list[StoredPoint] = []
         offset = None

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 FilterValue = str | int
+# Exact payload matches, ANDed; None or empty for none.
+Filters = Mapping[str, FilterValue] | None
 
 # Which legs a search runs: dense (cosine HNSW), lexical (sparse BM25) or both fused in the store.
 SearchMode = Literal["dense", "lexical", "hybrid"]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from weaverbird_retriever.stores.base import (
     AsyncVectorStore,
     ChunkRecord,
     CollectionStats,
-    FilterValue,
+    Filters,
     Hit,
     SearchOptions,
     StoredPoint,
@@ -42,27 +42,19 @@ class ThreadedStore:
         return await asyncio.to_thread(lambda: self.sync.lexical)
 
     async def search(
-        self,
-        vector: Vector,
-        k: int,
-        filters: Mapping[str, FilterValue] | None = None,
-        options: SearchOptions | None = None,
+        self, vector: Vector, k: int, filters: Filters = None, options: SearchOptions | None = None
     ) -> list[Hit]:
         # A thread hop costs tens of microseconds next to a millisecond search: worth it so that a
         # slow search (a cold page cache, a big local-mode scan) never stalls the loop.
         return await asyncio.to_thread(self.sync.search, vector, k, filters, options)
 
-    async def facet(
-        self, key: str, limit: int, filters: Mapping[str, FilterValue] | None = None
-    ) -> list[tuple[object, int]]:
+    async def facet(self, key: str, limit: int, filters: Filters = None) -> list[tuple[object, int]]:
         return await asyncio.to_thread(self.sync.facet, key, limit, filters)
 
     async def delete_document(self, document_id: str) -> int:
         return await asyncio.to_thread(self.sync.delete_document, document_id)
 
-    async def scroll(
-        self, filters: Mapping[str, FilterValue] | None, limit: int, *, with_text: bool = False
-    ) -> list[StoredPoint]:
+    async def scroll(self, filters: Filters, limit: int, *, with_text: bool = False) -> list[StoredPoint]:
         return await asyncio.to_thread(self.sync.scroll, filters, limit, with_text=with_text)
 
     async def stats(self) -> CollectionStats:

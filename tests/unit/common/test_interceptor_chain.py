@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -58,18 +58,6 @@ def _add_streams(servicer: object, server: grpc.aio.Server) -> None:
         "Writing": grpc.unary_stream_rpc_method_handler(_writing),
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.Chain", handlers),))
-
-
-@pytest.fixture(scope="module")
-def spans() -> InMemorySpanExporter:
-    return InMemorySpanExporter()
-
-
-@pytest.fixture(scope="module")
-def provider(spans: InMemorySpanExporter) -> Iterator[TracerProvider]:
-    tp = telemetry.configure_tracing("weaverbird-chain-test", None, exporter=spans, set_global=False)
-    yield tp
-    tp.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import socket
 import sys
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -67,19 +67,6 @@ async def _count(request: bytes, context: Any) -> AsyncIterator[bytes]:
 def _add_stream_service(servicer: object, server: grpc.aio.Server) -> None:
     handler = grpc.unary_stream_rpc_method_handler(_count)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("test.Stream", {"Count": handler}),))
-
-
-@pytest.fixture(scope="module")
-def spans() -> InMemorySpanExporter:
-    return InMemorySpanExporter()
-
-
-@pytest.fixture(scope="module")
-def provider(spans: InMemorySpanExporter) -> Iterator[TracerProvider]:
-    # Not installed globally: OpenTelemetry allows that once per process, and other tests may want it.
-    tp = telemetry.configure_tracing("weaverbird-test", None, exporter=spans, set_global=False)
-    yield tp
-    tp.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,6 @@ import asyncio
 import hashlib
 import logging
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -28,7 +27,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.loaders import UnreadableDocument, document_id_for
-from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Overloaded, Unavailable
+from weaverbird_common.errors import InvalidArgument
 from weaverbird_common.ingest_messages import (
     DeadLetter,
     DeadLetterReason,
@@ -40,8 +39,10 @@ from weaverbird_common.ingest_messages import (
 from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_common.telemetry.tracing import extract_headers
 
+from weaverbird_ingester.backoff import Backoff
 from weaverbird_ingester.dedupe import DedupeIndex
 from weaverbird_ingester.kafka_link import KafkaLink, kafka_consumer, kafka_producer
+from weaverbird_ingester.record_outcomes import TRANSIENT_ERRORS, Permanent, Stopping, Transient
 from weaverbird_ingester.web_pages import filename_for_text, filename_for_url, page_document
 from weaverbird_ingester.writer import DocumentWriter, WriteResult
 
@@ -53,28 +54,7 @@ FetchUrl = Callable[[str], Awaitable[tuple[bytes, str]]]
 DocumentStored = Callable[[str], Awaitable[bool]]
 """Whether the knowledge base still holds any chunk of the document with this id."""
 
-# Errors meaning "the knowledge base is not there right now": retried without limit, never dead-lettered.
-TRANSIENT_ERRORS: tuple[type[Exception], ...] = (Unavailable, DeadlineExceeded, Overloaded)
-
 _TRACER = trace.get_tracer("weaverbird.ingester")
-
-
-class _Transient(Exception):
-    """A dependency failed; the record stays uncommitted and is retried after a back-off."""
-
-
-class _Stopping(Exception):
-    """stop() was called while waiting to retry; the record is left for the next consumer."""
-
-
-class _Permanent(Exception):
-    """The record cannot be ingested; it goes to the dead-letter topic."""
-
-    def __init__(self, reason: DeadLetterReason, error: BaseException, attempts: int) -> None:
-        super().__init__(f"{reason}: {error}")
-        self.reason: DeadLetterReason = reason
-        self.error = error
-        self.attempts = attempts
 
 
 class IngestConsumer:
@@ -126,8 +106,6 @@ class IngestConsumer:
         self._fetch_url = fetch_url
         self._dedupe = dedupe
         self._max_attempts = max_attempts
-        self._retry_backoff_s = retry_backoff_s
-        self._max_backoff_s = max_backoff_s
         self._poll_timeout_ms = int(poll_timeout_s * 1000)
         self._max_document_bytes = max_document_bytes
         # Documents processed at once (see _process_partition); the semaphore binds to the loop on first use.
@@ -135,7 +113,7 @@ class IngestConsumer:
         self._kafka = KafkaLink(settings, consumer_factory, producer_factory)
         self._stored = stored
         self._stop = threading.Event()
-        self._transient_streak = 0
+        self._backoff = Backoff(retry_backoff_s, max_backoff_s, self._stop)
         self.processed = 0
         self.duplicates = 0
         self.dead_lettered = 0
@@ -175,10 +153,10 @@ class IngestConsumer:
                 log.warning(
                     "cannot connect to Kafka at %s: %s: %s", self._settings.bootstrap_servers, type(exc).__name__, exc
                 )
-                if not await self._back_off():
+                if not await self._backoff.after_outage():
                     return False
                 continue
-            self._transient_streak = 0
+            self._backoff.recovered()
             log.info("consuming %s as group %s", self._settings.ingest_topic, self._settings.group_id)
             return True
         return False
@@ -190,12 +168,12 @@ class IngestConsumer:
         done = {tp: offset for tp, (offset, _) in zip(batch, outcomes, strict=True) if offset is not None}
         await self._kafka.commit(done)
         stops = [stop for _, stop in outcomes if stop is not None]
-        if any(isinstance(stop, _Transient) for stop in stops):
+        if any(isinstance(stop, Transient) for stop in stops):
             # The fetcher has moved past this batch: rewind every partition to its first unfinished
             # record so nothing is skipped.
             rewind = {tp: done.get(tp, records[0].offset) for tp, records in batch.items()}
             await self._kafka.seek(rewind)
-            await self._back_off()
+            await self._backoff.after_outage()
 
     async def _process_partition(
         self, tp: TopicPartition, records: list[Any]
@@ -222,22 +200,22 @@ class IngestConsumer:
                         return
                     try:
                         await self._handle(record)
-                    except _Stopping as exc:
+                    except Stopping as exc:
                         stop = stop or exc
                         return
-                    except _Transient as exc:
+                    except Transient as exc:
                         self.failed += 1
                         log.warning("ingest paused at %s offset %d: %s", tp, record.offset, exc)
                         stop = stop or exc
                         return
                 finished.add(record.offset)
-                self._transient_streak = 0
+                self._backoff.recovered()
 
         await asyncio.gather(*(run_chain(chain) for chain in chains.values()))
         done: int | None = None
         for record in records:
             if record.offset not in finished:
-                return done, stop or _Stopping()
+                return done, stop or Stopping()
             done = record.offset + 1
         return done, None
 
@@ -270,7 +248,7 @@ class IngestConsumer:
                 return
             doc = await self._load(message, source, data, filename)
             result = await self._write(doc)
-        except _Permanent as exc:
+        except Permanent as exc:
             await self._dead_letter(record, exc.reason, exc.error, attempts=exc.attempts, message=message)
             return
         self._dedupe.remember(source, content_key, result.document_id, result.chunks)
@@ -286,7 +264,7 @@ class IngestConsumer:
         try:
             stored = await self._stored(document_id_for(source))
         except TRANSIENT_ERRORS as exc:
-            raise _Transient(f"{type(exc).__name__}: {exc}") from exc
+            raise Transient(f"{type(exc).__name__}: {exc}") from exc
         if not stored:
             log.info("%s was stored before and deleted since: storing it again", source)
             self._dedupe.forget(source)
@@ -305,7 +283,7 @@ class IngestConsumer:
         body, final_url = await self._fetch(message.url)
         if len(body) > self._max_document_bytes:
             error = ValueError(f"fetched {len(body)} bytes, more than the limit of {self._max_document_bytes}")
-            raise _Permanent("oversized", error, 1)
+            raise Permanent("oversized", error, 1)
         return final_url or message.url, body, filename_for_url(final_url, body), hashlib.sha256(body).hexdigest()
 
     async def _fetch(self, url: str) -> tuple[bytes, str]:
@@ -317,31 +295,31 @@ class IngestConsumer:
                 # Refused by the fetcher's checks (private address, bad scheme) or not a document:
                 # asking again gives the same answer.
                 self.failed += 1
-                raise _Permanent("fetch_failed", exc, attempt) from exc
+                raise Permanent("fetch_failed", exc, attempt) from exc
             except Exception as exc:
                 self.failed += 1
                 last = exc
                 log.info("fetch %s failed (attempt %d/%d): %s", url, attempt, self._max_attempts, exc)
-                if attempt < self._max_attempts and not await self._sleep(self._backoff_s(attempt - 1)):
-                    raise _Stopping() from exc
+                if attempt < self._max_attempts and not await self._backoff.sleep(self._backoff.delay_s(attempt - 1)):
+                    raise Stopping() from exc
         assert last is not None
-        raise _Permanent("fetch_failed", last, self._max_attempts)
+        raise Permanent("fetch_failed", last, self._max_attempts)
 
     async def _load(self, message: IngestMessage, source: str, data: bytes, filename: str) -> Document:
         try:
             return await page_document(message, source, data, filename)
         except UnreadableDocument as exc:
-            raise _Permanent("unreadable", exc, 1) from exc
+            raise Permanent("unreadable", exc, 1) from exc
 
     async def _write(self, doc: Document) -> WriteResult:
         for attempt in range(1, self._max_attempts + 1):
             try:
                 return await self._writer.write(doc)
             except TRANSIENT_ERRORS as exc:
-                raise _Transient(f"{type(exc).__name__}: {exc}") from exc
+                raise Transient(f"{type(exc).__name__}: {exc}") from exc
             except InvalidArgument as exc:
                 self.failed += 1
-                raise _Permanent("write_failed", exc, attempt) from exc
+                raise Permanent("write_failed", exc, attempt) from exc
             except Exception as exc:
                 self.failed += 1
                 log.warning(
@@ -353,9 +331,9 @@ class IngestConsumer:
                     exc,
                 )
                 if attempt == self._max_attempts:
-                    raise _Permanent("write_failed", exc, attempt) from exc
-                if not await self._sleep(self._backoff_s(attempt - 1)):
-                    raise _Stopping() from exc
+                    raise Permanent("write_failed", exc, attempt) from exc
+                if not await self._backoff.sleep(self._backoff.delay_s(attempt - 1)):
+                    raise Stopping() from exc
         raise AssertionError("unreachable")
 
     async def _dead_letter(
@@ -382,27 +360,6 @@ class IngestConsumer:
         try:
             await self._kafka.send_dead_letter(letter, record.key, headers)
         except Exception as exc:
-            raise _Transient(f"dead-letter topic unavailable: {type(exc).__name__}: {exc}") from exc
+            raise Transient(f"dead-letter topic unavailable: {type(exc).__name__}: {exc}") from exc
         self.dead_lettered += 1
         log.warning("dead-lettered %s[%d]@%d (%s): %s", record.topic, record.partition, record.offset, reason, error)
-
-    # -- waiting ----------------------------------------------------------------------------------
-
-    def _backoff_s(self, streak: int) -> float:
-        return min(self._max_backoff_s, self._retry_backoff_s * (2**streak))
-
-    async def _back_off(self) -> bool:
-        """Sleeps after a transient failure, longer each time in a row; False if stop() came first."""
-        delay = self._backoff_s(self._transient_streak)
-        self._transient_streak += 1
-        return await self._sleep(delay)
-
-    async def _sleep(self, seconds: float) -> bool:
-        """Sleeps up to `seconds`, waking early on stop(); returns False if stopping."""
-        end = time.monotonic() + seconds
-        while not self._stop.is_set():
-            left = end - time.monotonic()
-            if left <= 0:
-                return True
-            await asyncio.sleep(min(left, 0.1))
-        return False

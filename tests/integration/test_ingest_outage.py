@@ -19,13 +19,12 @@ from pathlib import Path
 
 import confluent_kafka
 import pytest
-from fixtures.kafka_broker import KafkaBroker
+from fixtures.kafka_broker import KafkaBroker, isolated_settings
 from kafka import KafkaConsumer, TopicPartition
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.encoders import EmbeddingBackend, build_backend
 from weaverbird_common.ingest_messages import IngestMessage, encode_ingest_message
-from weaverbird_common.kafka_config import KafkaSettings
 from weaverbird_common.server import RunningServer, ServiceBinding, start_server
 from weaverbird_embedder.servicer import EmbedderServicer
 from weaverbird_ingester.consumer import IngestConsumer
@@ -115,15 +114,7 @@ async def test_an_outage_pauses_ingest_and_nothing_is_dead_lettered(
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    settings = KafkaSettings(
-        bootstrap_servers=kafka_broker.bootstrap_servers,
-        ingest_topic=kafka_broker.new_topic("ingest", 2),
-        dead_letter_topic=kafka_broker.new_topic("dlq", 1),
-        group_id=f"outage-{time.monotonic_ns()}",
-        session_timeout_ms=6000,
-        heartbeat_interval_ms=500,
-        bootstrap_timeout_ms=5000,
-    )
+    settings = isolated_settings(kafka_broker, "outage", partitions=2)
     messages = [
         IngestMessage(url=f"https://ir.example.com/{name.lower()}", text=_report(name), best_score=0.7, question="q")
         for name in ("Zephyrine", "Quillon", "Marlowe")

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 import pytest
-from fixtures.kafka_broker import KafkaBroker
+from fixtures.kafka_broker import KafkaBroker, isolated_settings
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafka import KafkaConsumer
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
@@ -43,15 +42,7 @@ def _strict_consumer(settings: KafkaSettings) -> Any:
 
 
 def _settings(broker: KafkaBroker) -> KafkaSettings:
-    return KafkaSettings(
-        bootstrap_servers=broker.bootstrap_servers,
-        ingest_topic=broker.new_topic("ingest", 1),
-        dead_letter_topic=broker.new_topic("dlq", 1),
-        group_id=f"supervision-{time.monotonic_ns()}",
-        session_timeout_ms=6000,
-        heartbeat_interval_ms=500,
-        bootstrap_timeout_ms=5000,
-    )
+    return isolated_settings(broker, "supervision")
 
 
 async def _no_fetch(url: str) -> tuple[bytes, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from weaverbird.v1 import retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.logs import configure_logging
@@ -20,21 +21,17 @@ async def main() -> None:
     configure_logging(settings.log_level, "retriever")
     # Load jieba's dictionary before serving: on the first Chinese question it cost about 2 s.
     encoder().query("营业收入")
-    store = open_async_store(
+    # Chunks and facts live in two collections of the same backend.
+    open_collection = functools.partial(
+        open_async_store,
         settings.store,
-        path=settings.data_dir,
         url=settings.qdrant_url,
         api_key=settings.qdrant_api_key,
-        collection=settings.collection,
         timeout_s=settings.qdrant_timeout_s,
     )
-    facts = open_async_store(
-        settings.store,
-        path=facts_data_dir(settings.store, settings.data_dir),
-        url=settings.qdrant_url,
-        api_key=settings.qdrant_api_key,
-        collection=facts_collection(settings.collection),
-        timeout_s=settings.qdrant_timeout_s,
+    store = open_collection(path=settings.data_dir, collection=settings.collection)
+    facts = open_collection(
+        path=facts_data_dir(settings.store, settings.data_dir), collection=facts_collection(settings.collection)
     )
     servicer = RetrieverServicer(
         store,

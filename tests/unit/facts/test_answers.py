@@ -9,12 +9,34 @@ from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import read_question
 
 
-def _fact(concept: str, label: str, year: int, value: float, statement: str, *, page: int = 1,
-          months: int = 12, document: str = "doc-2025", unit: str = "currency") -> Fact:
-    return Fact(document_id=document, company="KESTREL_LOOM", page=page, table="Consolidated statements",
-                statement=statement, label=label, concept=concept,
-                period=Period(year, 0 if statement == "balance" else months), value=value, scale=1e6,
-                unit=unit, currency="USD", title="Kestrel Loom Annual Report 2025", source="kestrel-2025.md")
+def _fact(
+    concept: str,
+    label: str,
+    year: int,
+    value: float,
+    statement: str,
+    *,
+    page: int = 1,
+    months: int = 12,
+    document: str = "doc-2025",
+    unit: str = "currency",
+) -> Fact:
+    return Fact(
+        document_id=document,
+        company="KESTREL_LOOM",
+        page=page,
+        table="Consolidated statements",
+        statement=statement,
+        label=label,
+        concept=concept,
+        period=Period(year, 0 if statement == "balance" else months),
+        value=value,
+        scale=1e6,
+        unit=unit,
+        currency="USD",
+        title="Kestrel Loom Annual Report 2025",
+        source="kestrel-2025.md",
+    )
 
 
 FACTS = [
@@ -70,8 +92,10 @@ def test_growth_reaches_back_to_the_prior_year() -> None:
 
 
 def test_a_definition_in_the_question_overrides_the_library() -> None:
-    question = ("What is Kestrel Loom's FY2025 inventory turnover ratio? Inventory turnover ratio is defined as: "
-                "(FY2025 COGS) / (average inventory between FY2024 and FY2025).")
+    question = (
+        "What is Kestrel Loom's FY2025 inventory turnover ratio? Inventory turnover ratio is defined as: "
+        "(FY2025 COGS) / (average inventory between FY2024 and FY2025)."
+    )
     result = _answer(question)
     assert isinstance(result, FactAnswer)
     assert result.value == pytest.approx(911.4 / 110.0)
@@ -89,6 +113,22 @@ def test_two_values_for_one_concept_and_period_are_a_conflict_not_a_choice() -> 
     assert isinstance(result, FactMiss)
     assert result.reason == "conflict"
     assert "1,317.9" in result.detail and "1,290" in result.detail
+
+
+def test_within_one_filing_the_statement_before_the_notes_wins_a_tie() -> None:
+    # A note on page 83 repeats "Net sales" with another scope, classified as an income statement too.
+    note = _fact("revenue", "Net sales", 2024, 364.0, "income", page=83)
+    result = _answer("What were Kestrel Loom's net sales in FY2024?", [*FACTS, note])
+    assert isinstance(result, FactAnswer) and result.value == pytest.approx(1317.9e6)
+    same_page = _fact("revenue", "Net sales", 2024, 364.0, "income", page=40)
+    assert isinstance(_answer("What were Kestrel Loom's net sales in FY2024?", [*FACTS, same_page]), FactMiss)
+
+
+def test_a_line_item_as_a_percent_of_another_is_computed() -> None:
+    result = _answer("What was Kestrel Loom's cost of goods sold as a % of revenue in FY2025?")
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(911.4 / 1482.6)
+    assert "cost of revenue / revenue" in result.formula.lower()
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from weaverbird_common.finance.concepts import concepts_in_text
-from weaverbird_common.finance.metrics import Metric, definition_in_question, metrics_in_text
+from weaverbird_common.finance.metrics import Metric, definition_in_question, metrics_in_text, share_in_question
 
 _YEAR = re.compile(r"(?:\bFY\s*'?|\bfiscal(?: year)?\s*|(?<!\d))((?:19|20)\d{2}|(?<=FY)\d{2})(?!\d)", re.IGNORECASE)
 _ZH_YEAR = re.compile(r"((?:19|20)\d{2})\s*(?:财年|年)")
@@ -116,7 +116,8 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
         return FigureQuestion(
             tuple(years), metric=defined, quarter=quarter, aggregate=aggregate, defined_in_question=True
         )
-    metrics = asked
+    share = None if asked else share_in_question(question)
+    metrics = asked or ([share] if share is not None else [])
     if metrics:
         metric = metrics[0]
         # Without an average or a change one year is asked: the latest named (a growth rate or an

@@ -36,6 +36,18 @@ def _period_ok(fact: Fact, stock: bool, year: int, quarter: int) -> bool:
     return fact.period.months == 12
 
 
+def _first_statement(candidates: Sequence[Fact]) -> Fact | None:
+    """Of tied figures within one filing, the one on the earliest page: a filing prints its statements
+    before the notes that repeat a line item with another scope ("Cost of sales" of a segment note).
+    Figures from different filings, or from one page, stay a conflict."""
+    if len({f.document_id for f in candidates}) != 1 or any(not f.page for f in candidates):
+        return None
+    pages = sorted({f.page or 0 for f in candidates})
+    if len(pages) < 2 or sum(1 for f in candidates if f.page == pages[0]) > 1:
+        return None
+    return next(f for f in candidates if f.page == pages[0])
+
+
 def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) -> Fact | Conflict | None:
     """The fact for concept in fiscal `year` (and quarter), a Conflict, or None when the KB lacks it."""
     info = CONCEPTS.get(concept)
@@ -53,6 +65,8 @@ def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) 
     ranked = votes.most_common()
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
         tied = {amount for amount, n in ranked if n == ranked[0][1]}
-        return Conflict(concept, year, tuple(f for f in primary if round(f.amount, 2) in tied))
+        candidates = tuple(f for f in primary if round(f.amount, 2) in tied)
+        first = _first_statement(candidates)
+        return first if first is not None else Conflict(concept, year, candidates)
     best = ranked[0][0]
     return next(f for f in primary if round(f.amount, 2) == best)

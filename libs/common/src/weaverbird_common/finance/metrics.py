@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weaverbird_common.finance import formulas
-from weaverbird_common.finance.concepts import concepts_in_text
+from weaverbird_common.finance.concepts import CONCEPTS, concepts_in_text
 from weaverbird_common.finance.tables import read_table, words
 
 # Read as magnitudes whatever sign the statement prints.
@@ -199,6 +199,40 @@ _ITEM_SPLIT = re.compile(
     r"(\(|\)|\s[+\-*/x]\s|[+*/]|\s-\s|\bdivided by\b|\bplus\b|\bminus\b|\bless\b|\btimes\b)", re.IGNORECASE
 )
 _OP_WORDS = {"divided by": "/", "plus": "+", "minus": "-", "less": "-", "times": "*", "x": "*"}
+
+
+_SHARE_OF = re.compile(
+    r"(?P<a>[\w&,'’ -]+?)\s+as\s+an?\s+(?:%|percent|percentage|share|proportion)\s+of\s+(?P<b>[\w&,'’ -]+?)"
+    r"(?=\s+(?:from|in|for|between|during|over|at)\b|[?.;,]|$)",
+    re.IGNORECASE,
+)
+
+
+def share_in_question(text: str) -> Metric | None:
+    """ "cost of goods sold as a % of revenue": one line item over another, as a percent, when each side
+    names exactly one line item and the library has no metric of that name."""
+    match = _SHARE_OF.search(text)
+    if match is None:
+        return None
+    part, whole = concepts_in_text(match.group("a")), concepts_in_text(match.group("b"))
+    if len(part) != 1 or len(whole) != 1 or part == whole:
+        return None
+    a, b = (_concept_name(c) for c in (part[0], whole[0]))
+    name = f"{a} as a % of {b}"
+    return Metric(
+        f"share:{part[0]}/{whole[0]}",
+        (name,),
+        (),
+        "a / b",
+        {"a": Input(part[0], "t"), "b": Input(whole[0], "t")},
+        "percent",
+        f"{name[:1].upper()}{name[1:]} = {a} / {b}",
+    )
+
+
+def _concept_name(concept: str) -> str:
+    info = CONCEPTS.get(concept)
+    return info.en[0] if info and info.en else concept.replace("_", " ")
 
 
 def definition_in_question(text: str) -> Metric | None:

@@ -57,6 +57,17 @@ _TOP_KINDS = (
 )
 
 
+_CONNECTOR = re.compile(r"\b(our|the|to|in|of|see|and|affecting|within|these)\b[\w ]{0,25}$", re.IGNORECASE)
+
+
+def _prose_before(before: str) -> bool:
+    """Whether a statement's name continues a sentence ("... to our consolidated statements of cash flows").
+    A connector in capitals belongs to a heading: "ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA
+    INCOME STATEMENTS" heads the income statement."""
+    found = _CONNECTOR.search(before)
+    return found is not None and not found.group(1).isupper()
+
+
 def page_top_kind(text: str) -> str:
     """The statement a page heads with ("INCOME STATEMENTS", "Consolidated Balance Sheets") in its first
     lines; a mention in prose ("... to our consolidated statements of cash flows") does not count."""
@@ -64,9 +75,7 @@ def page_top_kind(text: str) -> str:
     for kind, pattern in _TOP_KINDS:
         for found in pattern.finditer(top):
             before = top[max(0, found.start() - 40) : found.start()]
-            if not re.search(
-                r"\b(?:our|the|to|in|of|see|and|affecting|within|these)\b[\w ]{0,25}$", before, re.IGNORECASE
-            ):
+            if not _prose_before(before):
                 return kind
     return "other"
 
@@ -76,6 +85,11 @@ def statement_kind(title: str) -> str:
     for kind, pattern in _KINDS:
         if pattern.search(title):
             return kind
+    # A title that ends with the statement's name ("ITEM 8. ... INCOME STATEMENTS") is that statement.
+    ending = re.search(r"\b(income statements?|balance sheets?|cash flows? statements?)\s*$", title, re.IGNORECASE)
+    if ending:
+        word = ending.group(1).lower()
+        return "income" if word.startswith("income") else "balance" if word.startswith("balance") else "cash_flow"
     return "other"
 
 

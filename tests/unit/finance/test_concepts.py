@@ -101,6 +101,7 @@ LABELS = [
     ("Payments to acquire property, plant and equipment", "capital_expenditure"),
     ("Current assets Cash and cash equivalents", "cash"),
     ("Liabilities and equity Current liabilities Accounts payable", "accounts_payable"),
+    ("Currentliabilities Accounts payable", "accounts_payable"),  # pypdf glued the section heading
     ("Total assets $ 17,475", "total_assets"),
     ("Selling, general, and administrative expenses", "sga"),
     ("CASH AND EQUIVALENTS, END OF YEAR", "cash"),

@@ -116,7 +116,7 @@ _WILDCARDS = [(p, cid) for p, cid in _EN_INDEX if "*" in p]
 # Section headings pypdf glues before a row's label: "Current assets Cash and cash equivalents".
 _SECTION = re.compile(
     r"^(?:liabilities and (?:stockholders' |shareholders' |shareowners' )?equity"
-    r"|(?:non-?)?current (?:assets|liabilities)"
+    r"|(?:non-?)?current ?(?:assets|liabilities)"
     r"|assets|liabilities|\(unaudited\)|commitments and contingencies"
     r"|(?:cash flows?,? (?:from )?)?(?:operating|investing|financing) activities) (?=\S)"
 )

@@ -149,3 +149,22 @@ def test_a_chinese_question_about_an_english_filing_names_the_item_in_chinese() 
     result = answer_from_facts(read, FACTS, Pages(), "zh")
     assert isinstance(result, FactAnswer)
     assert result.text.startswith("营业收入（Net sales）（FY2025）：USD 1,482.6 million [1]")
+
+
+def test_an_instruction_for_when_the_metric_does_not_apply_does_not_stop_the_reading() -> None:
+    question = (
+        "Roughly how many times has Kestrel Loom sold its inventory in FY2025? Calculate inventory turnover ratio "
+        "for FY2025; if conventional inventory management is not meaningful for the company then state that and "
+        "explain why."
+    )
+    result = _answer(question)
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(911.4 / ((120.0 + 100.0) / 2))
+    # A yes/no question keeps being left to the passages, whatever instruction follows it.
+    assert (
+        read_question(
+            "Does Kestrel Loom have positive working capital based on FY2025 data? If working capital "
+            "is not a useful or relevant metric for this company, then please state that."
+        )
+        is None
+    )

@@ -89,10 +89,20 @@ _NOT_A_FIGURE = re.compile(
 )
 
 
+_IF_NOT_RELEVANT = re.compile(
+    r"(?:^|(?<=[.;?]))\s*if [^.;?]*?\b(?:is|are)(?: not|n't) (?:a |an )?(?:useful|relevant|meaningful|applicable)"
+    r"[^?]*$",
+    re.IGNORECASE,
+)
+
+
 def read_question(question: str, default_year: int | None = None) -> FigureQuestion | None:
     """The figure question in `question`, or None when it names no metric or line item we know, or asks
     something a figure does not answer (then the passage path answers it)."""
-    if _NOT_A_FIGURE.search(question.replace("unadjusted", "")):
+    # "...; if conventional inventory management is not meaningful for the company then state that and
+    # explain why": an instruction for a case the figure rules out, not what is asked.
+    asked_text = _IF_NOT_RELEVANT.sub("", question)
+    if _NOT_A_FIGURE.search(asked_text.replace("unadjusted", "")):
         return None
     years = years_in(question) or ([default_year] if default_year else [])
     if not years:

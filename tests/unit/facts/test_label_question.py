@@ -166,3 +166,22 @@ def test_a_change_in_one_year_is_from_the_year_before_and_a_range_is_its_ends(sa
 def test_how_much_a_row_decreased_by_is_a_positive_fall(sales: list) -> None:
     answer = answer_row("How much did other international sales decrease by from 2018 to 2019?", sales)
     assert answer is not None and answer.op == "decrease" and answer.value == pytest.approx(8.0)
+
+
+ROLL = """Goodwill (in millions)
+
+| | 2019 | 2018 |
+|---|---|---|
+| Goodwill, beginning of the year | 1,620.2 | 1,580.0 |
+| Acquisitions | 830.6 | 40.2 |
+| Goodwill, end of the year | 2,450.8 | 1,620.2 |
+"""
+
+
+def test_a_roll_forwards_opening_row_answers_only_when_named() -> None:
+    facts = extract_facts(Document("g", "Goodwill", "gw.md", [Page(None, ROLL)], "en", "", 2019, None, ""))
+    change = answer_row("What was the change in goodwill from 2018 to 2019?", facts)
+    assert change is not None and change.label == "Goodwill, end of the year"
+    assert change.value == pytest.approx(2450.8 - 1620.2)
+    opening = answer_row("What was the goodwill at the beginning of the year in 2019?", facts)
+    assert opening is not None and opening.value == pytest.approx(1620.2)

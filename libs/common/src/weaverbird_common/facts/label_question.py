@@ -24,6 +24,7 @@ _CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgro
 _AVERAGE = re.compile(
     r"(?<!weighted )(?<!weighted-)(?<!change in the )(?<!change in )\baverage\b|\bmean\b", re.IGNORECASE
 )
+_OPENING = re.compile(r"\b(?:beginning|opening|start)\b", re.IGNORECASE)
 _DECREASE = re.compile(
     r"\b(?:decrease|decline|fall|drop)(?:d|s)? by\b|\bhow much (?:did|has|have) .+? (?:decrease|decline|fall|drop)\b",
     re.IGNORECASE,
@@ -80,6 +81,7 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
     (at least half, and at least one word), more words found breaking ties."""
     asked = set(_words(question))
     says_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
+    opening_asked = bool(_OPENING.search(question))
     best: tuple[float, int, bool, str] | None = None
     for label in dict.fromkeys(f.label for f in facts):
         words = set(_words(label))
@@ -90,6 +92,8 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
         # Of "Other operating expenses" and "Total other operating expenses", the one the question's
         # "total" (or its absence) names.
         agrees = label.lower().startswith("total") == says_total
+        # A roll-forward's "Goodwill, beginning of the year" is not the balance asked unless named so.
+        agrees = agrees and (opening_asked or not _OPENING.search(label))
         if hits and share >= 0.5 and (best is None or (share, hits, agrees) > best[:3]):
             best = (share, hits, agrees, label)
     # "total personnel expenses" in a table with one total row ("Total", "Total Fiscal 2018 Plan"): that

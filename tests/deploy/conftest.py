@@ -1,11 +1,14 @@
-"""Tools the deployment tests run: promtool (scripts/promtool.sh) and helm (scripts/helm.sh)."""
+"""Tools the deployment tests run: promtool (scripts/promtool.sh) and helm (scripts/helm.sh), and the chart
+rendered with helm."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from typing import Any
 
 import pytest
+from chart_tools import _render_cached
 from deploy_tools import REPO
 
 
@@ -41,3 +44,13 @@ def helm() -> str:
             )
         pytest.fail(f"scripts/helm.sh failed:\n{proc.stderr}")
     return proc.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def render(helm: str):
+    """render(value set name, extra --set arguments) -> the manifests, cached per argument list."""
+
+    def _render(name: str, sets: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        return list(_render_cached(helm, name, tuple(sets)))
+
+    return _render

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from test_helm_chart import CHART, NAMESPACE, RELEASE, _configmaps, _run_helm
+from chart_tools import CHART, NAMESPACE, RELEASE, _configmaps, _run_helm
 from weaverbird_gateway.settings import GatewaySettings
 from weaverbird_gateway.sites import host_allowed
 

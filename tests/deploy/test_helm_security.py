@@ -16,10 +16,7 @@ from typing import Any
 import grpc
 import pytest
 import yaml
-from cryptography import x509
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from test_helm_chart import (
+from chart_tools import (
     CHART,
     NAMESPACE,
     RELEASE,
@@ -32,6 +29,9 @@ from test_helm_chart import (
     _pod_env,
     _run_helm,
 )
+from cryptography import x509
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from weaverbird_common.auth import Authenticator, AuthInterceptor, token_digest
 from weaverbird_common.tls import TlsFiles, channel_credentials, server_credentials
 

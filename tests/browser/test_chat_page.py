@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from fixtures.web_servers import AURORA_PATH, PageServer, SearchHit, SearchServer
+from fixtures.search_server import SearchHit, SearchServer
+from fixtures.web_servers import AURORA_PATH, PageServer
 
 try:
     from selenium.webdriver.common.by import By

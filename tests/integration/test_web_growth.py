@@ -6,13 +6,12 @@ import time
 
 import grpc
 import pytest
+from fixtures.search_server import SearchHit, SearchServer
 from fixtures.web_servers import (
     AURORA_PATH,
     HANG_PATH,
     REDIRECT_METADATA_PATH,
     PageServer,
-    SearchHit,
-    SearchServer,
 )
 from weaverbird.v1 import common_pb2, ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, orchestrator_pb2_grpc
 from weaverbird_cli.stack import LocalStack

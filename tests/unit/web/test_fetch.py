@@ -6,6 +6,7 @@ import socket
 from collections.abc import Sequence
 
 import pytest
+from fixtures.http_test_server import self_signed_tls
 from fixtures.web_servers import (
     AURORA_PATH,
     BINARY_PATH,
@@ -24,7 +25,6 @@ from fixtures.web_servers import (
     SLOW_BODY_PATH,
     CanaryServer,
     PageServer,
-    self_signed_tls,
 )
 from weaverbird_common.errors import DeadlineExceeded, InvalidArgument, Unavailable
 from weaverbird_common.web import (

@@ -6,7 +6,7 @@ import json
 import socket
 
 import pytest
-from fixtures.web_servers import SearchHit, SearchServer
+from fixtures.search_server import SearchHit, SearchServer
 from weaverbird_orchestrator.web import (
     BraveProvider,
     ProviderConfigError,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from fixtures.search_server import SearchHit, SearchServer
 from fixtures.web_servers import (
     AURORA_PATH,
     BINARY_PATH,
@@ -19,8 +20,6 @@ from fixtures.web_servers import (
     REDIRECT_PRIVATE_PATH,
     CanaryServer,
     PageServer,
-    SearchHit,
-    SearchServer,
 )
 from weaverbird_common.docs.loaders import document_id_for
 from weaverbird_common.web import PageFetcher, UrlGuard

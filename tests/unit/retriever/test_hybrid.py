@@ -1,5 +1,6 @@
 """Lexical and hybrid search, run unchanged on Qdrant Edge and qdrant-client local mode; migration of
-collections made before lexical vectors; the catalog read from payload facets."""
+collections made before lexical vectors; the catalog read from payload facets. The figure prior is in
+test_figure_prior.py."""
 
 from __future__ import annotations
 
@@ -11,111 +12,68 @@ import grpc
 import numpy as np
 import pytest
 import qdrant_edge as qe
-from qdrant_client import AsyncQdrantClient, QdrantClient, models
+from hybrid_kb import DIM, DOCS, open_hybrid_kb, random_vectors, texts_of
+from qdrant_client import QdrantClient, models
 from weaverbird.v1 import retriever_pb2
 from weaverbird_common.errors import FailedPrecondition, InvalidArgument
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.lexical import encoder
 from weaverbird_retriever.servicer import RetrieverServicer
-from weaverbird_retriever.stores import ChunkRecord, VectorStore, edge_migrations, open_store, point_id, qdrant_requests
+from weaverbird_retriever.stores import ChunkRecord, VectorStore, point_id
 from weaverbird_retriever.stores.base import LexicalMissing, SearchOptions
 from weaverbird_retriever.stores.edge_store import EdgeStore
-from weaverbird_retriever.stores.figures import asks_for_description, number_density
 from weaverbird_retriever.stores.qdrant_client_store import QdrantClientStore
-from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
-
-DIM = 16
-
-DOCS = [
-    # (text, company, year, language)
-    ("Net sales of the Aurora segment rose to 812 million dollars.", "AURORA", 2023, "en"),
-    ("Aurora paid a quarterly dividend and repurchased shares.", "AURORA", 2022, "en"),
-    ("Borealis reported operating income growth in its freight unit.", "BOREALIS", 2023, "en"),
-    ("Borealis capital expenditures were funded by operating cash flow.", "BOREALIS", 2022, "en"),
-    ("青松新能源2024年营业收入同比增长，归母净利润下降。", "QINGSONG", 2024, "zh"),
-    ("华岳银行不良贷款率保持稳定，拨备覆盖率上升。", "HUAYUE", 2024, "zh"),
-]
-QUARTERS = {1: 2}  # DOCS index -> fiscal quarter: Aurora's 2022 chunk is from a 10-Q
-
-
-def _vectors(n: int) -> np.ndarray:
-    # Random dense vectors: whatever the lexical leg finds, the dense leg cannot find on its own.
-    return np.random.default_rng(7).standard_normal((n, DIM)).astype(np.float32)
 
 
 @pytest.fixture(params=["edge", "local"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
-    path = str(tmp_path) if request.param == "edge" else ":memory:"
-    s = open_store(request.param, path=path, url=None, api_key=None, collection="kb")
-    s.ensure_collection(DIM)
-    vectors = _vectors(len(DOCS))
-    s.upsert(
-        [
-            ChunkRecord(
-                point_id(f"doc-{i}", 0),
-                vectors[i],
-                text,
-                {
-                    "document_id": f"doc-{i}",
-                    "company": company,
-                    "year": year,
-                    "language": lang,
-                    "aliases": [company.title(), company[:3]],
-                    "doc_type": "10K" if lang == "en" else "ANNUAL",
-                    **({"quarter": QUARTERS[i]} if i in QUARTERS else {}),
-                },
-            )
-            for i, (text, company, year, lang) in enumerate(DOCS)
-        ]
-    )
+    s = open_hybrid_kb(request.param, tmp_path)
     yield s
     s.close()
 
 
-def _texts(hits: list) -> list[str]:
-    return [h.text for h in hits]
-
-
 def test_lexical_search_finds_the_words_of_the_query(store: VectorStore) -> None:
-    hits = store.search(_vectors(1)[0], 3, None, SearchOptions(mode="lexical", text="Aurora net sales"))
+    hits = store.search(random_vectors(1)[0], 3, None, SearchOptions(mode="lexical", text="Aurora net sales"))
     assert hits[0].text == DOCS[0][0]
-    assert all("Borealis" not in t for t in _texts(hits)[:2])
+    assert all("Borealis" not in t for t in texts_of(hits)[:2])
 
 
 def test_lexical_stems_english_words(store: VectorStore) -> None:
     # "repurchasing dividends" shares only stems with "repurchased ... dividend".
-    hits = store.search(_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="repurchasing dividends"))
+    hits = store.search(random_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="repurchasing dividends"))
     assert hits[0].text == DOCS[1][0]
 
 
 def test_lexical_segments_chinese(store: VectorStore) -> None:
-    hits = store.search(_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="青松新能源的营业收入是多少？"))
+    hits = store.search(
+        random_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="青松新能源的营业收入是多少？")
+    )
     assert hits[0].text == DOCS[4][0]
-    hits = store.search(_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="华岳银行不良贷款率"))
+    hits = store.search(random_vectors(1)[0], 1, None, SearchOptions(mode="lexical", text="华岳银行不良贷款率"))
     assert hits[0].text == DOCS[5][0]
 
 
 def test_hybrid_ranks_lexical_and_dense_matches(store: VectorStore) -> None:
-    vectors = _vectors(len(DOCS))
+    vectors = random_vectors(len(DOCS))
     # The query vector is doc 3's own vector; the words are doc 0's: fusion keeps both near the top.
     hits = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text="Aurora segment net sales"))
     assert hits[0].text == DOCS[0][0]
-    assert DOCS[3][0] in _texts(hits)
-    assert DOCS[3][0] not in _texts(
+    assert DOCS[3][0] in texts_of(hits)
+    assert DOCS[3][0] not in texts_of(
         store.search(vectors[3], 3, None, SearchOptions(mode="lexical", text="Aurora segment net sales"))
     )
 
 
 @pytest.mark.parametrize("fusion", ["rrf", "dbsf"])
 def test_hybrid_applies_filters_to_both_legs(store: VectorStore, fusion: str) -> None:
-    vectors = _vectors(len(DOCS))
+    vectors = random_vectors(len(DOCS))
     options = SearchOptions(mode="hybrid", text="Aurora net sales dividend", fusion=fusion)  # type: ignore[arg-type]
     hits = store.search(vectors[3], 10, {"company": "BOREALIS", "year": 2022}, options)
-    assert _texts(hits) == [DOCS[3][0]]
+    assert texts_of(hits) == [DOCS[3][0]]
 
 
 def test_every_mode_reports_the_cosine_as_score(store: VectorStore) -> None:
-    vectors = _vectors(len(DOCS))
+    vectors = random_vectors(len(DOCS))
     query = vectors[2]
     expected = {
         DOCS[i][0]: float(vectors[i] @ query / (np.linalg.norm(vectors[i]) * np.linalg.norm(query)))
@@ -132,7 +90,7 @@ def test_every_mode_reports_the_cosine_as_score(store: VectorStore) -> None:
 
 def test_lexical_mode_needs_text(store: VectorStore) -> None:
     with pytest.raises(Exception, match="needs the query text"):
-        store.search(_vectors(1)[0], 3, None, SearchOptions(mode="hybrid", text="  "))
+        store.search(random_vectors(1)[0], 3, None, SearchOptions(mode="hybrid", text="  "))
 
 
 def test_facets_count_values_and_list_aliases(store: VectorStore) -> None:
@@ -157,7 +115,7 @@ def test_catalog_lists_companies_with_aliases_and_years(store: VectorStore) -> N
 def test_catalog_lists_every_quarter_beside_the_annual_documents(store: VectorStore) -> None:
     # As the ingester stores them: quarter 0 on annual documents (the most chunks), 1-4 on quarterly ones.
     quarters = [0, 0, 0, 1, 2, 3, 4]
-    vectors = _vectors(len(quarters))
+    vectors = random_vectors(len(quarters))
     store.upsert(
         [
             ChunkRecord(
@@ -176,7 +134,7 @@ def test_catalog_lists_every_quarter_beside_the_annual_documents(store: VectorSt
 def test_catalog_counts_the_chunks_of_a_company_that_carry_no_year(store: VectorStore) -> None:
     # Web pages whose text gives no fiscal year are stored with year 0: they may be about any year.
     pages = [(2023, "Nimbus results for fiscal 2023."), (0, "Nimbus net sales in 2019 rose."), (0, "Nimbus results.")]
-    vectors = _vectors(len(pages))
+    vectors = random_vectors(len(pages))
     store.upsert(
         [
             ChunkRecord(point_id(f"nimbus-{i}", 0), vectors[i], text, {"company": "NIMBUS", "year": y})
@@ -189,7 +147,7 @@ def test_catalog_counts_the_chunks_of_a_company_that_carry_no_year(store: Vector
     assert by_company["AURORA"].undated_chunks == 0
     # The coverage gate's question: does an undated page of the company mention the year?
     undated = {"company": "NIMBUS", "year": 0}
-    assert _texts(store.search(vectors[0], 1, undated, SearchOptions(mode="lexical", text="2019"))) == [pages[1][1]]
+    assert texts_of(store.search(vectors[0], 1, undated, SearchOptions(mode="lexical", text="2019"))) == [pages[1][1]]
     assert not store.search(vectors[0], 1, undated, SearchOptions(mode="lexical", text="2023"))
 
 
@@ -200,7 +158,7 @@ def _legacy_edge_shard(directory: Path, texts: list[str]) -> np.ndarray:
     """A shard as the previous release wrote it: one unnamed dense vector, no sparse vectors."""
     config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine))
     shard = qe.EdgeShard.create(str(directory), config)
-    vectors = _vectors(len(texts))
+    vectors = random_vectors(len(texts))
     shard.update(
         qe.UpdateOperation.upsert_points(
             [
@@ -238,7 +196,7 @@ def test_client_store_keeps_a_legacy_collection_dense_and_explains_hybrid(tmp_pa
     # The legacy collection is written by a plain client, then opened by the store from the same files.
     client = QdrantClient(path=str(tmp_path / "local"))
     client.create_collection("kb", vectors_config=models.VectorParams(size=DIM, distance=models.Distance.COSINE))
-    vectors = _vectors(2)
+    vectors = random_vectors(2)
     client.upsert(
         "kb",
         [
@@ -288,7 +246,7 @@ def test_servicer_picks_the_mode(store: VectorStore, text: str, mode: int, expec
     import asyncio
 
     servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
-    request = retriever_pb2.SearchRequest(vector=_vectors(1)[0].tolist(), k=3, text=text, mode=mode)  # type: ignore[arg-type]
+    request = retriever_pb2.SearchRequest(vector=random_vectors(1)[0].tolist(), k=3, text=text, mode=mode)  # type: ignore[arg-type]
     reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
     assert reply.mode == expected
     # The lexical leg alone returns only chunks sharing a word with the query.
@@ -302,7 +260,7 @@ def test_servicer_reports_each_hits_share_of_the_query_terms_when_asked(store: V
     import asyncio
 
     servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
-    vector = _vectors(1)[0].tolist()
+    vector = random_vectors(1)[0].tolist()
     # "sales" and "rose" are in the first chunk, "Borealis" is not; stop words ("of", "the") do not count.
     asked = retriever_pb2.SearchRequest(
         vector=vector, k=6, text="Net sales of the Borealis segment rose", term_coverage=True
@@ -334,7 +292,9 @@ def test_servicer_refuses_lexical_without_text(store: VectorStore) -> None:
     import asyncio
 
     servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
-    request = retriever_pb2.SearchRequest(vector=_vectors(1)[0].tolist(), k=3, mode=retriever_pb2.SEARCH_MODE_LEXICAL)
+    request = retriever_pb2.SearchRequest(
+        vector=random_vectors(1)[0].tolist(), k=3, mode=retriever_pb2.SEARCH_MODE_LEXICAL
+    )
     with pytest.raises(InvalidArgument, match="needs the query text"):
         asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
     assert grpc.StatusCode.INVALID_ARGUMENT == InvalidArgument.code
@@ -348,7 +308,7 @@ def test_encoder_weights_are_the_same_for_every_backend() -> None:
 
 
 def test_lexical_weight_tilts_the_fusion_towards_the_words(store: VectorStore) -> None:
-    vectors = _vectors(len(DOCS))
+    vectors = random_vectors(len(DOCS))
     # Dense leg: doc 3's own vector ranks doc 3 first; lexical leg: only docs 0 and 1 hold "Aurora".
     # A heavy lexical leg puts both word matches above doc 3; a light one gives the words less say.
     text = "Aurora dividend repurchased"
@@ -356,7 +316,7 @@ def test_lexical_weight_tilts_the_fusion_towards_the_words(store: VectorStore) -
     light = store.search(
         vectors[3], 3, None, SearchOptions(mode="hybrid", fusion="rrf", text=text, lexical_weight=0.01)
     )
-    assert set(_texts(heavy)[:2]) == {DOCS[0][0], DOCS[1][0]}
+    assert set(texts_of(heavy)[:2]) == {DOCS[0][0], DOCS[1][0]}
     by_text = {h.text: h.rank_score for h in heavy}
     assert all(h.rank_score < by_text[h.text] for h in light if h.text in (DOCS[0][0], DOCS[1][0]))
     with pytest.raises(Exception, match="lexical_weight"):
@@ -364,13 +324,13 @@ def test_lexical_weight_tilts_the_fusion_towards_the_words(store: VectorStore) -
 
 
 def test_dbsf_lexical_weight_counts_the_lexical_leg_that_many_times(store: VectorStore) -> None:
-    vectors = _vectors(len(DOCS))
+    vectors = random_vectors(len(DOCS))
     text = "Aurora dividend repurchased"
     plain = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text))
     heavy = store.search(vectors[3], 3, None, SearchOptions(mode="hybrid", text=text, lexical_weight=5.0))
     # Doc 3 matches none of the words: its fused score is its dense share alone, the same in both; the
     # word matches gain four more lexical shares each, so they end above it.
-    assert set(_texts(heavy)[:2]) == {DOCS[0][0], DOCS[1][0]}
+    assert set(texts_of(heavy)[:2]) == {DOCS[0][0], DOCS[1][0]}
     by_text = {h.text: h.rank_score for h in heavy}
     assert all(h.rank_score < by_text[h.text] for h in plain if h.text in (DOCS[0][0], DOCS[1][0]))
     with pytest.raises(Exception, match="whole number"):
@@ -379,7 +339,7 @@ def test_dbsf_lexical_weight_counts_the_lexical_leg_that_many_times(store: Vecto
 
 @pytest.mark.parametrize("mode", ["dense", "lexical", "hybrid"])
 def test_exclude_leaves_matching_points_out_of_every_leg(store: VectorStore, mode: str) -> None:
-    vectors = _vectors(len(DOCS))
+    vectors = random_vectors(len(DOCS))
     options = SearchOptions(mode=mode, text="Aurora net sales dividend", exclude={"company": "AURORA"})  # type: ignore[arg-type]
     hits = store.search(vectors[0], 6, None, options)
     assert (hits or mode == "lexical") and all(h.payload["company"] != "AURORA" for h in hits)
@@ -392,7 +352,7 @@ def test_a_non_finite_vector_is_the_callers_error(store: VectorStore, bad: float
     import asyncio
 
     servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
-    vector = _vectors(1)[0].tolist()
+    vector = random_vectors(1)[0].tolist()
     vector[3] = bad
     with pytest.raises(InvalidArgument, match="NaN or infinity"):
         asyncio.run(servicer.Search(retriever_pb2.SearchRequest(vector=vector, k=3, text="Aurora"), None))  # type: ignore[arg-type]
@@ -406,7 +366,7 @@ def test_a_point_id_that_is_not_a_uuid_is_the_callers_error(store: VectorStore) 
     import asyncio
 
     servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10)
-    chunk = retriever_pb2.Chunk(id="not-a-uuid", vector=_vectors(1)[0].tolist(), text="x")
+    chunk = retriever_pb2.Chunk(id="not-a-uuid", vector=random_vectors(1)[0].tolist(), text="x")
     chunk.payload.document_id = "doc-x"
     with pytest.raises(InvalidArgument, match="not a UUID"):
         asyncio.run(servicer.Upsert(retriever_pb2.UpsertRequest(chunks=[chunk]), None))  # type: ignore[arg-type]
@@ -434,7 +394,7 @@ def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_
         ("STRATUS", "2023-01-10"),
         ("STRATUS", "last Tuesday"),
     ]
-    vectors = _vectors(len(chunks))
+    vectors = random_vectors(len(chunks))
     store.upsert(
         [
             ChunkRecord(
@@ -451,172 +411,3 @@ def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_
     assert by_company["NIMBUS"].latest_date == ""
     assert by_company["STRATUS"].latest_date == ""
     assert by_company["AURORA"].latest_date == ""  # no dates at all
-
-
-def test_number_density_counts_figures_as_filings_write_them() -> None:
-    assert number_density("Net sales 1,284.6 (12.5) $300 -3.1% 2023") == pytest.approx(5 / 7)
-    assert number_density("Net sales grew in fiscal 2024.") == pytest.approx(0.0)  # "2024." ends a sentence
-    assert number_density("") == 0.0 and number_density("营业收入为86.47亿元") == 0.0  # unspaced Chinese
-
-
-def test_the_figure_prior_puts_the_table_before_prose_sharing_the_questions_words(store: VectorStore) -> None:
-    # The prose page repeats the question's words; the statement holds the figure.
-    prose = "Net sales discussion: net sales growth, net sales drivers and the net sales outlook of Aurora."
-    table = "Net sales 1,284.6 1,100.2 984.0 Cost of sales 700.1 650.3 601.9"
-    vectors = _vectors(2)
-    store.upsert(
-        [
-            ChunkRecord(point_id(f"fig-{i}", 0), vectors[i], text, {"company": "CIRRUS"})
-            for i, text in enumerate([prose, table])
-        ]
-    )
-    query = np.zeros(DIM, np.float32)  # no dense preference: the lexical leg and the prior decide
-    query[0] = 1.0
-    plain = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4)
-    first = [h.text for h in store.search(query, 2, {"company": "CIRRUS"}, plain)]
-    assert first == [prose, table]
-    figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
-    hits = store.search(query, 2, {"company": "CIRRUS"}, figures)
-    assert [h.text for h in hits] == [table, prose]
-    assert hits[0].rank_score > hits[1].rank_score
-    # Dense and lexical look-ups keep their own order: the prior is part of the hybrid ranking only.
-    lexical = SearchOptions(mode="lexical", text="Aurora net sales", figure_weight=8)
-    assert store.search(query, 2, {"company": "CIRRUS"}, lexical)[0].text == prose
-    # The retriever applies its setting (RETRIEVER_FIGURE_WEIGHT) to the hybrid searches it serves.
-    import asyncio
-
-    request = retriever_pb2.SearchRequest(vector=query.tolist(), k=2, text="Aurora net sales")
-    request.filter.company = "CIRRUS"
-    for weight, expected in ((0.0, [prose, table]), (8.0, [table, prose])):
-        servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10, lexical_weight=4, figure_weight=weight)
-        reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
-        assert [h.text for h in reply.hits] == expected, weight
-
-
-_PROSE = "Net sales discussion: net sales growth, net sales drivers and the net sales outlook of Aurora."
-_TABLE = "Net sales 1,284.6 1,100.2 984.0 Cost of sales 700.1 650.3 601.9"
-
-
-def _prior_order(store: VectorStore) -> list[str]:
-    query = np.zeros(DIM, np.float32)
-    query[0] = 1.0
-    figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
-    return [h.text for h in store.search(query, 2, {"company": "CIRRUS"}, figures)]
-
-
-def _prose_and_table() -> list[ChunkRecord]:
-    vectors = _vectors(2)
-    return [
-        ChunkRecord(point_id(f"fig-{i}", 0), vectors[i], text, {"company": "CIRRUS"})
-        for i, text in enumerate([_PROSE, _TABLE])
-    ]
-
-
-def test_edge_adds_the_density_to_points_stored_before_the_store_kept_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(edge_migrations, "MIGRATE_PAGE", 1)  # one point a page: every page is read
-    directory = tmp_path / "edge" / "kb"
-    store = EdgeStore(directory, "kb")
-    store.ensure_collection(DIM)
-    store.upsert(_prose_and_table())
-    assert _prior_order(store) == [_TABLE, _PROSE]
-    store.close()
-    # As an earlier version stored them: the same points without the density field.
-    shard = qe.EdgeShard.load(str(directory))
-    shard.update(qe.UpdateOperation.delete_payload([point_id(f"fig-{i}", 0) for i in range(2)], ["figure_density"]))
-    shard.flush()
-    shard.close()
-    store = EdgeStore(directory, "kb")
-    try:
-        assert _prior_order(store) == [_TABLE, _PROSE]
-        hit = store.search(np.ones(DIM, np.float32), 1, {"company": "CIRRUS"})[0]
-        assert "figure_density" not in hit.payload  # the store's ranking field, not the chunk's metadata
-    finally:
-        store.close()
-    shard = qe.EdgeShard.load(str(directory))
-    missing = qe.Filter(must=[qe.IsEmptyCondition("figure_density")])
-    assert shard.count(qe.CountRequest(filter=missing)) == 0  # every page was migrated
-    shard.close()
-
-
-def test_the_retriever_adds_the_density_to_a_client_collection_stored_before_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
-    path = str(tmp_path / "local")
-    store = QdrantClientStore.local(path, "kb")
-    store.ensure_collection(DIM)
-    store.upsert(_prose_and_table())
-    store.close()
-    # Points as stored before the prior: a plain client on the same files strips their density.
-    client = QdrantClient(path=path)
-    client.delete_payload("kb", keys=["figure_density"], points=[point_id(f"fig-{i}", 0) for i in range(2)])
-    client.close()
-    store = QdrantClientStore.local(path, "kb")
-    # Without the field the prior has nothing to read: the prose page, richer in the question's words, leads.
-    assert _prior_order(store) == [_PROSE, _TABLE]
-    import asyncio
-
-    # A retriever that finds the collection already there upgrades it before its first search.
-    servicer = RetrieverServicer(store, max_k=10, max_upsert_batch=10, lexical_weight=4, figure_weight=8)
-    request = retriever_pb2.SearchRequest(vector=[1.0] + [0.0] * (DIM - 1), k=2, text="Aurora net sales")
-    request.filter.company = "CIRRUS"
-    reply = asyncio.run(servicer.Search(request, None))  # type: ignore[arg-type]
-    assert [h.text for h in reply.hits] == [_TABLE, _PROSE]
-    store.close()
-    client = QdrantClient(path=path)
-    assert all("figure_density" in r.payload for r in client.scroll("kb", limit=10)[0])  # every page
-    client.close()
-
-
-def test_the_server_store_ranks_by_the_prior_and_upgrades_old_points(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The asynchronous store a Qdrant server deployment uses, over qdrant-client's in-memory engine.
-    import asyncio
-
-    monkeypatch.setattr(qdrant_requests, "SCROLL_PAGE", 1)  # one point a page: every page is read
-    query = [1.0] + [0.0] * (DIM - 1)
-    figures = SearchOptions(mode="hybrid", text="Aurora net sales", lexical_weight=4, figure_weight=8)
-
-    async def scenario() -> tuple[list[str], list[str], list[str]]:
-        client = AsyncQdrantClient(location=":memory:")
-        store = AsyncQdrantStore(client, "kb")
-        await store.ensure_collection(DIM)
-        await store.upsert(_prose_and_table())
-        fresh = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
-        await client.delete_payload("kb", keys=["figure_density"], points=[point_id(f"fig-{i}", 0) for i in range(2)])
-        stripped = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
-        await store.ensure_collection(DIM)  # what the retriever does when it first finds the collection
-        upgraded = [h.text for h in await store.search(query, 2, {"company": "CIRRUS"}, figures)]
-        assert all("figure_density" in r.payload for r in (await client.scroll("kb", limit=10))[0])
-        await store.close()
-        return fresh, stripped, upgraded
-
-    fresh, stripped, upgraded = asyncio.run(scenario())
-    assert fresh == [_TABLE, _PROSE]
-    assert stripped == [_PROSE, _TABLE]
-    assert upgraded == [_TABLE, _PROSE]
-
-
-@pytest.mark.parametrize(
-    ("question", "description"),
-    [
-        ("What was Aurora's net sales in FY2023?", False),
-        ("How much did capital expenditure change from 2022 to 2023?", False),
-        ("How many stores did Best Buy have?", False),
-        ("Which segment had the highest operating income?", False),
-        ("Why did gross margin decline in 2023?", True),
-        ("How does the company recognise revenue on service contracts?", True),
-        ("What was the reason for the increase in deferred revenue?", True),
-        ("Explain the nature of the restructuring liability.", True),
-        ("What drove gross margin change as of FY2022 for JnJ? If gross margin is not useful, explain why.", True),
-        # Instructions after the question do not make a figure question a description.
-        ("Does Adobe have an improving operating margin? If it is not a useful metric, explain why.", False),
-        ("What is the FY2018 fixed asset turnover ratio? It is defined as revenue / average PP&E.", False),
-        ("公司营业收入下降的原因是什么？", True),
-        ("公司2023年营业收入是多少？", False),
-    ],
-)
-def test_questions_asking_for_a_description_keep_the_fusions_order(question: str, description: bool) -> None:
-    # Their answer is prose, which the figure prior would push below the tables.
-    assert asks_for_description(question) is description

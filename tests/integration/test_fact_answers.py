@@ -57,6 +57,12 @@ def test_a_metric_is_computed_from_the_reports_facts_with_formula_and_citation(s
     assert cited and all(c.source.endswith("kestrel-loom-2025.md") for c in cited)
     assert reply.route.route == orchestrator_pb2.ROUTE_LOCAL
     assert reply.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED
+    # The calculation the page and the CLI show: formula, each figure cited to the report's page.
+    calc = reply.calculation
+    assert calc.formula.startswith("Gross margin = gross profit / revenue"), calc.formula
+    assert {f.label for f in calc.figures} >= {"Gross profit (FY2025)", "Net sales (FY2025)"}
+    assert all(1 <= f.passage <= len(reply.citations) for f in calc.figures)
+    assert round(calc.result, 1) == 38.6 and calc.unit == "%"
 
 
 def test_a_line_item_is_answered_with_its_scale(stack: LocalStack, report: str) -> None:

@@ -81,7 +81,7 @@ VALUE_SETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 # helm and rendering
 
 
-def _value_args(name: str) -> list[str]:
+def value_args(name: str) -> list[str]:
     files, sets = VALUE_SETS[name]
     args: list[str] = []
     for f in files:
@@ -91,40 +91,40 @@ def _value_args(name: str) -> list[str]:
     return args
 
 
-def _run_helm(helm_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
+def run_helm(helm_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([helm_bin, *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 @functools.cache
-def _render_cached(helm_bin: str, name: str, sets: tuple[str, ...] = ()) -> tuple[dict[str, Any], ...]:
+def render_cached(helm_bin: str, name: str, sets: tuple[str, ...] = ()) -> tuple[dict[str, Any], ...]:
     extra = [arg for s in sets for arg in ("--set", s)]
-    proc = _run_helm(helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *_value_args(name), *extra)
+    proc = run_helm(helm_bin, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *value_args(name), *extra)
     assert proc.returncode == 0, f"helm template ({name} {sets}) failed:\n{proc.stderr}"
     return tuple(doc for doc in yaml.safe_load_all(proc.stdout) if doc)
 
 
-def _of_kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+def of_kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [d for d in docs if d["kind"] == kind]
 
 
-def _component(doc: dict[str, Any]) -> str:
+def component_of(doc: dict[str, Any]) -> str:
     return doc["metadata"]["labels"]["app.kubernetes.io/component"]
 
 
-def _deployments(docs: list[dict[str, Any]], components=SERVICES) -> dict[str, dict[str, Any]]:
-    return {_component(d): d for d in _of_kind(docs, "Deployment") if _component(d) in components}
+def deployments(docs: list[dict[str, Any]], components=SERVICES) -> dict[str, dict[str, Any]]:
+    return {component_of(d): d for d in of_kind(docs, "Deployment") if component_of(d) in components}
 
 
-def _configmaps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+def configmaps(docs: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """Settings ConfigMaps by component (the dashboard ConfigMap is left out)."""
-    return {_component(d): d.get("data") or {} for d in _of_kind(docs, "ConfigMap") if _component(d) in WORKLOADS}
+    return {component_of(d): d.get("data") or {} for d in of_kind(docs, "ConfigMap") if component_of(d) in WORKLOADS}
 
 
-def _pod_specs(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+def pod_specs(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every pod template: Deployments and the RayService head and worker groups."""
-    for d in _of_kind(docs, "Deployment"):
+    for d in of_kind(docs, "Deployment"):
         yield d["metadata"]["name"], d["spec"]["template"]["spec"]
-    for d in _of_kind(docs, "RayService"):
+    for d in of_kind(docs, "RayService"):
         cluster = d["spec"]["rayClusterConfig"]
         yield f"{d['metadata']['name']}/head", cluster["headGroupSpec"]["template"]["spec"]
         for group in cluster["workerGroupSpecs"]:
@@ -134,39 +134,39 @@ def _pod_specs(docs: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]
 # --------------------------------------------------------------------------------------------------
 
 
-def _service(docs: list[dict[str, Any]], component: str) -> dict[str, Any]:
-    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == component]
+def service(docs: list[dict[str, Any]], component: str) -> dict[str, Any]:
+    (service,) = [s for s in of_kind(docs, "Service") if component_of(s) == component]
     return service
 
 
-def _selects(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
-    assert "matchExpressions" not in (selector or {}), "extend _selects for matchExpressions"
+def selects(selector: dict[str, Any] | None, labels: dict[str, str]) -> bool:
+    assert "matchExpressions" not in (selector or {}), "extend selects for matchExpressions"
     return (selector or {}).get("matchLabels", {}).items() <= labels.items()
 
 
-def _peer_admits(peer: dict[str, Any], policy_namespace: str, namespace: str, labels: dict[str, str]) -> bool:
+def peer_admits(peer: dict[str, Any], policy_namespace: str, namespace: str, labels: dict[str, str]) -> bool:
     """Whether a NetworkPolicy peer covers a pod with `labels` in `namespace` (ipBlocks never do here)."""
     if "ipBlock" in peer:
         return False
     if "namespaceSelector" in peer:
-        in_namespace = _selects(peer["namespaceSelector"], {"kubernetes.io/metadata.name": namespace})
+        in_namespace = selects(peer["namespaceSelector"], {"kubernetes.io/metadata.name": namespace})
     else:
         in_namespace = namespace == policy_namespace
-    return in_namespace and _selects(peer.get("podSelector"), labels)
+    return in_namespace and selects(peer.get("podSelector"), labels)
 
 
-def _pod_labels(docs: list[dict[str, Any]], component: str) -> dict[str, str]:
-    deployment = _deployments(docs, (component,))[component]
+def pod_labels(docs: list[dict[str, Any]], component: str) -> dict[str, str]:
+    deployment = deployments(docs, (component,))[component]
     return deployment["spec"]["template"]["metadata"]["labels"]
 
 
-def _pod_env(deployment: dict[str, Any]) -> dict[str, Any]:
+def pod_env(deployment: dict[str, Any]) -> dict[str, Any]:
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     return {e["name"]: e for e in container.get("env", [])}
 
 
 def assert_refused(helm_bin: str, args: list[str], message: str) -> None:
     """`helm template` with `args` fails and says `message`."""
-    proc = _run_helm(helm_bin, "template", RELEASE, str(CHART), *args)
+    proc = run_helm(helm_bin, "template", RELEASE, str(CHART), *args)
     assert proc.returncode != 0
     assert message in proc.stderr, proc.stderr

@@ -8,7 +8,7 @@ import subprocess
 from typing import Any
 
 import pytest
-from chart_tools import _render_cached
+from chart_tools import render_cached
 from deploy_tools import REPO
 
 
@@ -51,6 +51,6 @@ def render(helm: str):
     """render(value set name, extra --set arguments) -> the manifests, cached per argument list."""
 
     def _render(name: str, sets: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-        return list(_render_cached(helm, name, tuple(sets)))
+        return list(render_cached(helm, name, tuple(sets)))
 
     return _render

@@ -11,50 +11,32 @@ from __future__ import annotations
 import json
 import re
 
+import chart_tools as ct
 import kubernetes_validate
 import pytest
 import yaml
-from chart_tools import (
-    ALERT_RULES,
-    CHART,
-    CRD_KINDS,
-    KUBE_VERSIONS,
-    NAMESPACE,
-    RELEASE,
-    REPO,
-    SERVICES,
-    VALUE_SETS,
-    WORKLOADS,
-    _component,
-    _configmaps,
-    _deployments,
-    _of_kind,
-    _pod_specs,
-    _run_helm,
-    _value_args,
-)
 from kubernetes_validate.utils import SchemaNotFoundError, ValidationError
 
 # lint and schema validation
 
 
-@pytest.mark.parametrize("name", [n for n in VALUE_SETS if n != "secrets"])
+@pytest.mark.parametrize("name", [n for n in ct.VALUE_SETS if n != "secrets"])
 def test_lint_strict(helm: str, name: str) -> None:
-    proc = _run_helm(helm, "lint", "--strict", str(CHART), *_value_args(name))
+    proc = ct.run_helm(helm, "lint", "--strict", str(ct.CHART), *ct.value_args(name))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[WARNING]" not in proc.stdout and "[ERROR]" not in proc.stdout, proc.stdout
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_manifests_validate_against_kubernetes_schemas(render, name: str) -> None:
     docs = render(name)
     crds = set()
     for doc in docs:
         key = (doc["apiVersion"], doc["kind"])
-        if key in CRD_KINDS:
+        if key in ct.CRD_KINDS:
             crds.add(key)
             continue
-        for version in KUBE_VERSIONS:
+        for version in ct.KUBE_VERSIONS:
             try:
                 kubernetes_validate.validate(doc, version, strict=True)
             except ValidationError as exc:
@@ -71,26 +53,26 @@ def test_manifests_validate_against_kubernetes_schemas(render, name: str) -> Non
 
 def test_custom_resources_are_well_formed(render) -> None:
     """The CRD kinds kubernetes-validate cannot check: required fields by hand."""
-    monitors = _of_kind(render("gpu"), "ServiceMonitor")
+    monitors = ct.of_kind(render("gpu"), "ServiceMonitor")
     assert len(monitors) == 1
     spec = monitors[0]["spec"]
     assert spec["endpoints"][0]["port"] == "metrics"
-    assert spec["selector"]["matchLabels"]["app.kubernetes.io/instance"] == RELEASE
-    assert spec["namespaceSelector"]["matchNames"] == [NAMESPACE]
+    assert spec["selector"]["matchLabels"]["app.kubernetes.io/instance"] == ct.RELEASE
+    assert spec["namespaceSelector"]["matchNames"] == [ct.NAMESPACE]
     # The alert rules' down checks select job="weaverbird-<component>"; the relabeling names them so.
     (relabel,) = spec["endpoints"][0]["relabelings"]
     assert relabel["targetLabel"] == "job" and relabel["replacement"] == "weaverbird-$1"
     assert relabel["sourceLabels"] == ["__meta_kubernetes_service_label_app_kubernetes_io_component"]
 
-    (rule,) = _of_kind(render("gpu"), "PrometheusRule")
+    (rule,) = ct.of_kind(render("gpu"), "PrometheusRule")
     assert rule["metadata"]["labels"]["release"] == "kube-prometheus-stack"
-    assert rule["spec"]["groups"] == yaml.safe_load(ALERT_RULES.read_text())["groups"]
-    assert not _of_kind(render("default"), "PrometheusRule")
+    assert rule["spec"]["groups"] == yaml.safe_load(ct.ALERT_RULES.read_text())["groups"]
+    assert not ct.of_kind(render("default"), "PrometheusRule")
 
-    (ray,) = _of_kind(render("ray"), "RayService")
+    (ray,) = ct.of_kind(render("ray"), "RayService")
     cluster = ray["spec"]["rayClusterConfig"]
     assert re.fullmatch(r"\d+\.\d+\.\d+", cluster["rayVersion"])
-    for _, pod in _pod_specs([ray]):
+    for _, pod in ct.pod_specs([ray]):
         assert pod["containers"] and all(c["image"] for c in pod["containers"])
     head_ports = {p["name"] for p in cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["ports"]}
     # KubeRay builds its serve Service from the head's "serve" port and refuses a RayService without it.
@@ -101,9 +83,9 @@ def test_custom_resources_are_well_formed(render) -> None:
 # pod hardening, probes, shutdown
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_restricted_security_contexts(render, name: str) -> None:
-    for pod_name, pod in _pod_specs(render(name)):
+    for pod_name, pod in ct.pod_specs(render(name)):
         psc = pod.get("securityContext", {})
         assert psc.get("runAsNonRoot") is True, pod_name
         assert psc.get("seccompProfile", {}).get("type") == "RuntimeDefault", pod_name
@@ -118,12 +100,12 @@ def test_restricted_security_contexts(render, name: str) -> None:
             assert "/tmp" in mounts, f"{where}: a read-only root needs a writable /tmp"
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_weaverbird_deployments_use_native_grpc_probes(render, name: str) -> None:
     docs = render(name)
-    deployments = _deployments(docs)
-    configs = _configmaps(docs)
-    expected = set(SERVICES) - ({"embedder"} if name == "ray" else set())
+    deployments = ct.deployments(docs)
+    configs = ct.configmaps(docs)
+    expected = set(ct.SERVICES) - ({"embedder"} if name == "ray" else set())
     assert set(deployments) == expected
     for component, d in deployments.items():
         pod = d["spec"]["template"]["spec"]
@@ -139,17 +121,17 @@ def test_weaverbird_deployments_use_native_grpc_probes(render, name: str) -> Non
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"]["port"] == probed, f"{component} {probe}"
     # The LLM server is not a gRPC service: it is probed over HTTP on its /health route.
-    for d in _deployments(docs, ("llm",)).values():
+    for d in ct.deployments(docs, ("llm",)).values():
         (container,) = d["spec"]["template"]["spec"]["containers"]
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["httpGet"]["path"] == "/health"
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_termination_grace_exceeds_prestop_and_shutdown_grace(render, name: str) -> None:
     docs = render(name)
-    configs = _configmaps(docs)
-    for component, d in _deployments(docs, WORKLOADS).items():
+    configs = ct.configmaps(docs)
+    for component, d in ct.deployments(docs, ct.WORKLOADS).items():
         pod = d["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         command = container["lifecycle"]["preStop"]["exec"]["command"]
@@ -158,28 +140,28 @@ def test_termination_grace_exceeds_prestop_and_shutdown_grace(render, name: str)
         assert pod["terminationGracePeriodSeconds"] > float(command[1]) + grace, component
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_hpa_for_orchestrator_and_ingester(render, name: str) -> None:
     docs = render(name)
-    hpas = {h["spec"]["scaleTargetRef"]["name"]: h for h in _of_kind(docs, "HorizontalPodAutoscaler")}
-    deployments = _deployments(docs)
-    deployments |= _deployments(docs, ("gateway",))
+    hpas = {h["spec"]["scaleTargetRef"]["name"]: h for h in ct.of_kind(docs, "HorizontalPodAutoscaler")}
+    deployments = ct.deployments(docs)
+    deployments |= ct.deployments(docs, ("gateway",))
     for component in ("orchestrator", "ingester", "gateway"):
         d = deployments[component]
         assert d["metadata"]["name"] in hpas, component
         # The HPA owns the replica count; a fixed one would fight it on every upgrade.
         assert "replicas" not in d["spec"], component
-    selectors = [d["spec"]["selector"]["matchLabels"] for d in _of_kind(docs, "Deployment")]
-    for pdb in _of_kind(docs, "PodDisruptionBudget"):
+    selectors = [d["spec"]["selector"]["matchLabels"] for d in ct.of_kind(docs, "Deployment")]
+    for pdb in ct.of_kind(docs, "PodDisruptionBudget"):
         assert pdb["spec"]["selector"]["matchLabels"] in selectors, pdb["metadata"]["name"]
 
 
 def test_retriever_embedded_store_is_single_writer(render) -> None:
     docs = render("default")
-    retriever = _deployments(docs)["retriever"]
+    retriever = ct.deployments(docs)["retriever"]
     assert retriever["spec"]["replicas"] == 1
     assert retriever["spec"]["strategy"]["type"] == "Recreate"
-    (pvc,) = _of_kind(docs, "PersistentVolumeClaim")
+    (pvc,) = ct.of_kind(docs, "PersistentVolumeClaim")
     claims = [
         v["persistentVolumeClaim"]["claimName"]
         for v in retriever["spec"]["template"]["spec"]["volumes"]
@@ -187,7 +169,7 @@ def test_retriever_embedded_store_is_single_writer(render) -> None:
     ]
     assert claims == [pvc["metadata"]["name"]]
     assert pvc["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
-    server = _deployments(render("external"))["retriever"]
+    server = ct.deployments(render("external"))["retriever"]
     assert server["spec"]["replicas"] == 3 and server["spec"]["strategy"]["type"] == "RollingUpdate"
 
 
@@ -198,7 +180,7 @@ def test_retriever_embedded_store_is_single_writer(render) -> None:
 @pytest.mark.parametrize(("name", "engine", "gpus"), [("gpu", "tgi", 1), ("vllm", "vllm", 2)])
 def test_llm_server_gets_gpus(render, name: str, engine: str, gpus: int) -> None:
     docs = render(name)
-    llm = _deployments(docs, ("llm",))["llm"]
+    llm = ct.deployments(docs, ("llm",))["llm"]
     pod = llm["spec"]["template"]["spec"]
     (container,) = pod["containers"]
     assert container["name"] == engine
@@ -208,12 +190,12 @@ def test_llm_server_gets_gpus(render, name: str, engine: str, gpus: int) -> None
     assert any(m["mountPath"] == "/dev/shm" for m in container["volumeMounts"])
     model_flag = "--model-id=" if engine == "tgi" else "--model="
     assert any(a.startswith(model_flag) for a in container["args"])
-    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == "llm"]
+    (service,) = [s for s in ct.of_kind(docs, "Service") if ct.component_of(s) == "llm"]
     port = service["spec"]["ports"][0]["port"]
-    endpoint = _configmaps(docs)["generator"]["GENERATOR_ENDPOINT"]
+    endpoint = ct.configmaps(docs)["generator"]["GENERATOR_ENDPOINT"]
     assert endpoint == f"http://{service['metadata']['name']}:{port}"
     # No local model in the generator pod when a server does the generation.
-    assert "GENERATOR_MODEL" not in _configmaps(docs)["generator"]
+    assert "GENERATOR_MODEL" not in ct.configmaps(docs)["generator"]
 
 
 def test_cpu_sets_have_no_gpu(render) -> None:
@@ -224,7 +206,7 @@ def test_cpu_sets_have_no_gpu(render) -> None:
 
 def test_ray_service_serves_the_embedder_over_grpc(render) -> None:
     docs = render("ray")
-    (ray,) = _of_kind(docs, "RayService")
+    (ray,) = ct.of_kind(docs, "RayService")
     serve = yaml.safe_load(ray["spec"]["serveConfigV2"])
     (app,) = serve["applications"]
     assert app["import_path"] == "weaverbird_embedder.ray_app:app"
@@ -243,23 +225,23 @@ def test_ray_service_serves_the_embedder_over_grpc(render) -> None:
         assert int(worker["resources"]["limits"]["nvidia.com/gpu"]) >= 1
 
     # Peers keep their address: the embedder Service now selects the Ray pods with a healthy proxy.
-    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == "embedder"]
+    (service,) = [s for s in ct.of_kind(docs, "Service") if ct.component_of(s) == "embedder"]
     assert service["spec"]["selector"]["ray.io/serve"] == "true"
     (port,) = service["spec"]["ports"]
     assert port["targetPort"] == "grpc"
-    for _, pod in _pod_specs([ray]):
+    for _, pod in ct.pod_specs([ray]):
         grpc = [p for p in pod["containers"][0]["ports"] if p["name"] == "grpc"]
         assert grpc and grpc[0]["containerPort"] == serve["grpc_options"]["port"]
     for part in [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]:
         labels = part["template"]["metadata"]["labels"]
         assert all(labels.get(k) == v for k, v in service["spec"]["selector"].items() if k != "ray.io/serve")
-    addr = _configmaps(docs)["orchestrator"]["ORCHESTRATOR_EMBEDDER_ADDR"]
+    addr = ct.configmaps(docs)["orchestrator"]["ORCHESTRATOR_EMBEDDER_ADDR"]
     assert addr == f"{service['metadata']['name']}:{port['port']}"
 
     # The chart follows the Ray pin and the deployment name of weaverbird_embedder.ray_app.
-    pin = re.search(r"^ray\[serve\]==(\S+)$", (REPO / "requirements" / "ray.txt").read_text(), re.M)
+    pin = re.search(r"^ray\[serve\]==(\S+)$", (ct.REPO / "requirements" / "ray.txt").read_text(), re.M)
     assert pin and cluster["rayVersion"] == pin.group(1)
-    ray_app = (REPO / "services" / "embedder" / "src" / "weaverbird_embedder" / "ray_app.py").read_text()
+    ray_app = (ct.REPO / "services" / "embedder" / "src" / "weaverbird_embedder" / "ray_app.py").read_text()
     name = re.search(r'^DEPLOYMENT_NAME = "(\w+)"', ray_app, re.M)
     assert name and deployment["name"] == name.group(1)
     assert set(deployment.get("user_config", {})) <= set(re.findall(r"^    (\w+): \w+ = Field", ray_app, re.M))

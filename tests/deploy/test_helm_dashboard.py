@@ -7,17 +7,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import chart_tools as ct
 import promql_parser
-from chart_tools import (
-    CHART_DASHBOARD,
-    DASHBOARD,
-    METRICS,
-    _of_kind,
-)
 
 
 def _contract() -> dict[str, str]:
-    return json.loads(METRICS.read_text())
+    return json.loads(ct.METRICS.read_text())
 
 
 def test_metrics_contract_is_well_formed() -> None:
@@ -31,7 +26,7 @@ def test_metrics_contract_is_well_formed() -> None:
 
 
 def test_chart_dashboard_is_a_copy_of_deploy_grafana() -> None:
-    assert CHART_DASHBOARD.read_bytes() == DASHBOARD.read_bytes()
+    assert ct.CHART_DASHBOARD.read_bytes() == ct.DASHBOARD.read_bytes()
 
 
 def _expressions(dashboard: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -79,7 +74,7 @@ def _contract_name(name: str, contract: dict[str, str]) -> str | None:
 
 def test_dashboard_queries_only_contract_metrics() -> None:
     contract = _contract()
-    dashboard = json.loads(DASHBOARD.read_text())
+    dashboard = json.loads(ct.DASHBOARD.read_text())
     used: set[str] = set()
     for title, expr in _expressions(dashboard):
         names = _metric_names(expr)
@@ -92,7 +87,7 @@ def test_dashboard_queries_only_contract_metrics() -> None:
 
 
 def test_dashboard_has_the_required_panels() -> None:
-    dashboard = json.loads(DASHBOARD.read_text())
+    dashboard = json.loads(ct.DASHBOARD.read_text())
     titles = " | ".join(p["title"].lower() for p in dashboard["panels"])
     for needle in (
         "latency by route",
@@ -113,6 +108,6 @@ def test_dashboard_has_the_required_panels() -> None:
 
 
 def test_dashboard_configmap_carries_the_file(render) -> None:
-    (cm,) = [c for c in _of_kind(render("default"), "ConfigMap") if c["metadata"]["labels"].get("grafana_dashboard")]
+    (cm,) = [c for c in ct.of_kind(render("default"), "ConfigMap") if c["metadata"]["labels"].get("grafana_dashboard")]
     assert cm["metadata"]["labels"]["grafana_dashboard"] == "1"
-    assert json.loads(cm["data"]["weaverbird-dashboard.json"]) == json.loads(DASHBOARD.read_text())
+    assert json.loads(cm["data"]["weaverbird-dashboard.json"]) == json.loads(ct.DASHBOARD.read_text())

@@ -7,23 +7,23 @@ import json
 import subprocess
 from typing import Any
 
+import chart_tools as ct
 import pytest
 import yaml
-from chart_tools import CHART, NAMESPACE, RELEASE, _configmaps, _run_helm
 from weaverbird_gateway.settings import GatewaySettings
 from weaverbird_gateway.sites import host_allowed
 
-SERVICE = f"{RELEASE}-weaverbird-gateway"
+SERVICE = f"{ct.RELEASE}-weaverbird-gateway"
 
 
 def _gateway_env(helm: str, *sets: str) -> dict[str, str]:
     args = [a for s in sets for a in ("--set", s)]
-    proc: subprocess.CompletedProcess[str] = _run_helm(
-        helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *args
+    proc: subprocess.CompletedProcess[str] = ct.run_helm(
+        helm, "template", ct.RELEASE, str(ct.CHART), "--namespace", ct.NAMESPACE, *args
     )
     assert proc.returncode == 0, proc.stderr
     docs: list[dict[str, Any]] = [d for d in yaml.safe_load_all(proc.stdout) if d]
-    return _configmaps(docs)["gateway"]
+    return ct.configmaps(docs)["gateway"]
 
 
 def _settings(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> GatewaySettings:
@@ -44,7 +44,7 @@ def test_the_ingress_host_and_the_service_names_are_served(helm: str, monkeypatc
     for name in (
         "kb.example.com",
         SERVICE,
-        f"{SERVICE}.{NAMESPACE}.svc.cluster.local",
+        f"{SERVICE}.{ct.NAMESPACE}.svc.cluster.local",
         "localhost",
         "wiki.corp.example",
     ):

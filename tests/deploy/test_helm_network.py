@@ -6,21 +6,14 @@ import ipaddress
 import json
 from typing import Any
 
+import chart_tools as ct
 import pytest
-from chart_tools import (
-    RELEASE,
-    VALUE_SETS,
-    WORKLOADS,
-    _component,
-    _of_kind,
-    assert_refused,
-)
 
 
 def test_network_policies_admit_only_callers(render) -> None:
     docs = render("default")
-    policies = {_component(p): p for p in _of_kind(docs, "NetworkPolicy")}
-    assert set(policies) == set(WORKLOADS)
+    policies = {ct.component_of(p): p for p in ct.of_kind(docs, "NetworkPolicy")}
+    assert set(policies) == set(ct.WORKLOADS)
 
     def callers(component: str) -> set[str]:
         rule = next(r for r in policies[component]["spec"]["ingress"] if r["ports"][0]["port"] == "grpc")
@@ -62,7 +55,7 @@ PRIVATE_ADDRESSES = (
 
 
 def _egress(docs: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    return {_component(p): p["spec"]["egress"] for p in _of_kind(docs, "NetworkPolicy")}
+    return {ct.component_of(p): p["spec"]["egress"] for p in ct.of_kind(docs, "NetworkPolicy")}
 
 
 def _admits(peer: dict[str, Any], address: str) -> bool:
@@ -98,7 +91,7 @@ def _targets(rules: list[dict[str, Any]]) -> dict[str, set[Any]]:
     return out
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_egress_rules_always_name_their_peers(render, name: str) -> None:
     """An egress rule without `to` allows every destination; the internet never includes private ranges."""
     for component, rules in _egress(render(name)).items():
@@ -124,7 +117,7 @@ def test_egress_reaches_only_peers_and_configured_dependencies(render) -> None:
     assert default["gateway"] == {"dns": {53}, "orchestrator": {"grpc"}, "ingester": {"grpc"}}
 
     cpu = {c: _targets(r) for c, r in _egress(render("cpu")).items()}
-    kafka = f"{RELEASE}-kafka"
+    kafka = f"{ct.RELEASE}-kafka"
     assert cpu["orchestrator"] == {
         "dns": {53},
         "embedder": {"grpc"},
@@ -139,7 +132,7 @@ def test_egress_reaches_only_peers_and_configured_dependencies(render) -> None:
 
     gpu = {c: _targets(r) for c, r in _egress(render("gpu")).items()}
     assert gpu["generator"] == {"dns": {53}, "llm": {"http"}, "cluster": {4317}}
-    assert gpu["retriever"] == {"dns": {53}, f"{RELEASE}-qdrant": {6333}, "cluster": {4317}}
+    assert gpu["retriever"] == {"dns": {53}, f"{ct.RELEASE}-qdrant": {6333}, "cluster": {4317}}
     assert gpu["llm"] == {"dns": {53}, "internet": {80, 443}}  # weights from the Hub
     assert gpu["orchestrator"]["internet"] == {80, 443}  # Tavily and the pages
     assert {c for c, t in gpu.items() if "internet" in t} == {"orchestrator", "ingester", "llm"}
@@ -164,7 +157,7 @@ def test_egress_reaches_only_peers_and_configured_dependencies(render) -> None:
 
 def test_egress_can_be_left_open(render) -> None:
     docs = render("default", ("networkPolicy.egress.enabled=false",))
-    for policy in _of_kind(docs, "NetworkPolicy"):
+    for policy in ct.of_kind(docs, "NetworkPolicy"):
         assert policy["spec"]["policyTypes"] == ["Ingress"] and "egress" not in policy["spec"]
 
 
@@ -188,4 +181,4 @@ def test_egress_extra_rules_are_appended(render) -> None:
     ],
 )
 def test_egress_without_peers_is_refused(helm: str, args: list[str], message: str) -> None:
-    assert_refused(helm, args, message)
+    ct.assert_refused(helm, args, message)

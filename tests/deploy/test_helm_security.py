@@ -13,22 +13,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import chart_tools as ct
 import grpc
 import pytest
 import yaml
-from chart_tools import (
-    CHART,
-    NAMESPACE,
-    RELEASE,
-    SERVICES,
-    WORKLOADS,
-    _component,
-    _configmaps,
-    _deployments,
-    _of_kind,
-    _pod_env,
-    _run_helm,
-)
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -54,13 +42,13 @@ CERT_MANAGER = (
     "tls.certManager.enabled=true",
     "tls.certManager.issuerRef.name=weaverbird-ca",
 )
-EXISTING = tuple(f"tls.existingSecrets.{c}=tls-of-{c}" for c in WORKLOADS)
+EXISTING = tuple(f"tls.existingSecrets.{c}=tls-of-{c}" for c in ct.WORKLOADS)
 
 
 def _template(helm: str, *sets: str, files: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    args = [a for f in files for a in ("-f", str(CHART / "ci" / f))]
+    args = [a for f in files for a in ("-f", str(ct.CHART / "ci" / f))]
     args += [a for s in sets for a in ("--set", s)]
-    return _run_helm(helm, "template", RELEASE, str(CHART), "--namespace", NAMESPACE, *args)
+    return ct.run_helm(helm, "template", ct.RELEASE, str(ct.CHART), "--namespace", ct.NAMESPACE, *args)
 
 
 def _render(helm: str, *sets: str, files: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -83,16 +71,16 @@ def _mounts(deployment: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _service_names(docs: list[dict[str, Any]], component: str) -> list[str]:
-    (service,) = [s for s in _of_kind(docs, "Service") if _component(s) == component]
+    (service,) = [s for s in ct.of_kind(docs, "Service") if ct.component_of(s) == component]
     name = service["metadata"]["name"]
-    return [name, f"{name}.{NAMESPACE}", f"{name}.{NAMESPACE}.svc", f"{name}.{NAMESPACE}.svc.cluster.local"]
+    return [name, f"{name}.{ct.NAMESPACE}", f"{name}.{ct.NAMESPACE}.svc", f"{name}.{ct.NAMESPACE}.svc.cluster.local"]
 
 
 def _check_tls_wiring(docs: list[dict[str, Any]]) -> dict[str, str]:
     """Every workload mounts its certificate read-only and is told where it is; returns component -> Secret."""
-    configs = _configmaps(docs)
+    configs = ct.configmaps(docs)
     secrets = {}
-    for component, deployment in _deployments(docs, WORKLOADS).items():
+    for component, deployment in ct.deployments(docs, ct.WORKLOADS).items():
         prefix = component.upper()
         env = configs[component]
         assert env[f"{prefix}_TLS_CERT_FILE"] == f"{TLS_DIR}/tls.crt", component
@@ -122,7 +110,7 @@ def _check_tls_wiring(docs: list[dict[str, Any]]) -> dict[str, str]:
 def _decode_certificates(docs: list[dict[str, Any]]) -> dict[str, dict[str, bytes]]:
     return {
         d["metadata"]["name"]: {k: base64.b64decode(v) for k, v in d["data"].items()}
-        for d in _of_kind(docs, "Secret")
+        for d in ct.of_kind(docs, "Secret")
         if d.get("type") == "kubernetes.io/tls"
     }
 
@@ -130,12 +118,12 @@ def _decode_certificates(docs: list[dict[str, Any]]) -> dict[str, dict[str, byte
 def test_tls_is_on_by_default_with_certificates_the_chart_issues(helm: str) -> None:
     docs = _render(helm)
     secrets = _check_tls_wiring(docs)
-    assert set(secrets) == set(WORKLOADS)
+    assert set(secrets) == set(ct.WORKLOADS)
     issued = _decode_certificates(docs)
     (ca_name,) = [n for n in issued if n.endswith("-tls-ca")]
     ca = x509.load_pem_x509_certificate(issued[ca_name]["tls.crt"])
     assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
-    deployments = _deployments(docs, WORKLOADS)
+    deployments = ct.deployments(docs, ct.WORKLOADS)
     for component, secret_name in secrets.items():
         data = issued[secret_name]
         assert data["ca.crt"] == issued[ca_name]["tls.crt"], component
@@ -148,18 +136,18 @@ def test_tls_is_on_by_default_with_certificates_the_chart_issues(helm: str) -> N
         usages = set(cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value)
         assert {ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH} <= usages, component
         # One set of certificates per render: the pods' checksum is that of the Secret they mount.
-        rendered = next(d for d in _of_kind(docs, "Secret") if d["metadata"]["name"] == secret_name)
+        rendered = next(d for d in ct.of_kind(docs, "Secret") if d["metadata"]["name"] == secret_name)
         digest = hashlib.sha256(json.dumps(rendered["data"], sort_keys=True, separators=(",", ":")).encode())
         annotations = deployments[component]["spec"]["template"]["metadata"]["annotations"]
         assert annotations["checksum/tls"] == digest.hexdigest(), component
-    assert not _of_kind(docs, "Certificate")
+    assert not ct.of_kind(docs, "Certificate")
 
 
 def test_tls_off_leaves_plain_grpc_and_grpc_port_probes(helm: str) -> None:
     docs = _render(helm, "tls.enabled=false")
-    assert not _of_kind(docs, "Secret")
-    for component, deployment in _deployments(docs, WORKLOADS).items():
-        assert not any("_TLS_" in k or "_HEALTH_PORT" in k for k in _configmaps(docs)[component]), component
+    assert not ct.of_kind(docs, "Secret")
+    for component, deployment in ct.deployments(docs, ct.WORKLOADS).items():
+        assert not any("_TLS_" in k or "_HEALTH_PORT" in k for k in ct.configmaps(docs)[component]), component
         assert "tls" not in _secret_volumes(deployment)
         if component != "gateway":
             assert _container(deployment)["readinessProbe"]["grpc"]["port"] == 50051
@@ -168,8 +156,8 @@ def test_tls_off_leaves_plain_grpc_and_grpc_port_probes(helm: str) -> None:
 def test_cert_manager_issues_one_certificate_per_component(helm: str) -> None:
     docs = _render(helm, *CERT_MANAGER, "tls.certManager.issuerRef.kind=Issuer")
     secrets = _check_tls_wiring(docs)
-    certificates = {_component(c): c for c in _of_kind(docs, "Certificate")}
-    assert set(certificates) == set(WORKLOADS)
+    certificates = {ct.component_of(c): c for c in ct.of_kind(docs, "Certificate")}
+    assert set(certificates) == set(ct.WORKLOADS)
     for component, certificate in certificates.items():
         spec = certificate["spec"]
         assert spec["commonName"] == component
@@ -178,22 +166,22 @@ def test_cert_manager_issues_one_certificate_per_component(helm: str) -> None:
         assert spec["secretName"] == secrets[component], "the pod mounts what cert-manager writes"
         assert spec["issuerRef"] == {"name": "weaverbird-ca", "kind": "Issuer", "group": "cert-manager.io"}
         assert spec["privateKey"]["rotationPolicy"] == "Always"
-    assert not [s for s in _of_kind(docs, "Secret") if s.get("type") == "kubernetes.io/tls"]
+    assert not [s for s in ct.of_kind(docs, "Secret") if s.get("type") == "kubernetes.io/tls"]
     # cert-manager renews on its own: no checksum of certificates the chart never sees.
-    for deployment in _deployments(docs, WORKLOADS).values():
+    for deployment in ct.deployments(docs, ct.WORKLOADS).values():
         assert "checksum/tls" not in deployment["spec"]["template"]["metadata"]["annotations"]
 
 
 def test_existing_secrets_are_mounted_and_nothing_is_issued(helm: str) -> None:
     docs = _render(helm, *EXISTING)
     secrets = _check_tls_wiring(docs)
-    assert secrets == {c: f"tls-of-{c}" for c in WORKLOADS}
-    assert not _of_kind(docs, "Secret") and not _of_kind(docs, "Certificate")
+    assert secrets == {c: f"tls-of-{c}" for c in ct.WORKLOADS}
+    assert not ct.of_kind(docs, "Secret") and not ct.of_kind(docs, "Certificate")
 
 
 def test_entry_points_may_take_clients_without_certificates(helm: str) -> None:
-    configs = _configmaps(_render(helm, "tls.entryPointsRequireClientCert=false"))
-    for component in SERVICES:
+    configs = ct.configmaps(_render(helm, "tls.entryPointsRequireClientCert=false"))
+    for component in ct.SERVICES:
         required = configs[component][f"{component.upper()}_TLS_REQUIRE_CLIENT_CERT"]
         assert required == ("false" if component in ("orchestrator", "ingester") else "true"), component
 
@@ -201,10 +189,10 @@ def test_entry_points_may_take_clients_without_certificates(helm: str) -> None:
 def test_health_port_is_neither_served_nor_admitted(helm: str) -> None:
     """Only kubelet (from the node, which NetworkPolicies do not filter) reaches the plaintext health port."""
     docs = _render(helm)
-    for service in _of_kind(docs, "Service"):
+    for service in ct.of_kind(docs, "Service"):
         for port in service["spec"]["ports"]:
             assert port["targetPort"] != "health" and port["port"] != HEALTH_PORT, service["metadata"]["name"]
-    for policy in _of_kind(docs, "NetworkPolicy"):
+    for policy in ct.of_kind(docs, "NetworkPolicy"):
         for rule in policy["spec"]["ingress"]:
             assert {p["port"] for p in rule["ports"]} <= {"grpc", "metrics", "http"}, policy["metadata"]["name"]
 
@@ -219,7 +207,7 @@ async def test_chart_certificates_and_policy_work_with_the_services_auth(helm: s
         for key, data in issued[secret_name].items():
             (tmp_path / f"{component}-{key}").write_bytes(data)
         files[component] = TlsFiles(*(tmp_path / f"{component}-{k}" for k in ("tls.crt", "tls.key", "ca.crt")))
-    (policy_secret,) = [s for s in _of_kind(docs, "Secret") if _component(s) == "auth"]
+    (policy_secret,) = [s for s in ct.of_kind(docs, "Secret") if ct.component_of(s) == "auth"]
     policy = tmp_path / "policy.json"
     policy.write_bytes(base64.b64decode(policy_secret["data"]["policy.json"]))
 
@@ -267,14 +255,14 @@ async def test_chart_certificates_and_policy_work_with_the_services_auth(helm: s
 
 
 def _policy(docs: list[dict[str, Any]]) -> dict[str, Any]:
-    (secret,) = [s for s in _of_kind(docs, "Secret") if _component(s) == "auth"]
+    (secret,) = [s for s in ct.of_kind(docs, "Secret") if ct.component_of(s) == "auth"]
     assert set(secret["data"]) == {"policy.json"}
     return json.loads(base64.b64decode(secret["data"]["policy.json"]))
 
 
 def _check_policy_mounted(docs: list[dict[str, Any]], secret_name: str) -> None:
-    configs = _configmaps(docs)
-    for component, deployment in _deployments(docs, WORKLOADS).items():
+    configs = ct.configmaps(docs)
+    for component, deployment in ct.deployments(docs, ct.WORKLOADS).items():
         if component == "gateway":
             # It forwards its users' tokens: no policy of its own.
             assert "auth-policy" not in _secret_volumes(deployment)
@@ -304,19 +292,19 @@ def test_policy_rendered_from_values_holds_digests_and_service_roles(helm: str) 
     # The services' own parser takes it: the ingester's certificate carries admin.
     identity = Authenticator({}, policy["certificates"]).identify([], ["ingester"])
     assert identity is not None and identity.may("admin") and identity.may("service")
-    (secret,) = [s for s in _of_kind(docs, "Secret") if _component(s) == "auth"]
+    (secret,) = [s for s in ct.of_kind(docs, "Secret") if ct.component_of(s) == "auth"]
     _check_policy_mounted(docs, secret["metadata"]["name"])
     # A changed policy rolls the pods (they read it once at start).
     other = _render(helm, *AUTH_FROM_VALUES, "auth.tokens[1].roles={admin}")
-    for component in SERVICES:
-        before = _deployments(docs)[component]["spec"]["template"]["metadata"]["annotations"]
-        after = _deployments(other)[component]["spec"]["template"]["metadata"]["annotations"]
+    for component in ct.SERVICES:
+        before = ct.deployments(docs)[component]["spec"]["template"]["metadata"]["annotations"]
+        after = ct.deployments(other)[component]["spec"]["template"]["metadata"]["annotations"]
         assert before["checksum/auth-policy"] != after["checksum/auth-policy"], component
 
 
 def test_policy_from_an_existing_secret(helm: str) -> None:
     docs = _render(helm, "auth.enabled=true", "auth.existingSecret=team-policy")
-    assert not [s for s in _of_kind(docs, "Secret") if _component(s) == "auth"]
+    assert not [s for s in ct.of_kind(docs, "Secret") if ct.component_of(s) == "auth"]
     _check_policy_mounted(docs, "team-policy")
 
 
@@ -324,17 +312,17 @@ def test_no_token_reaches_the_rendered_manifests(helm: str) -> None:
     """Values carry digests only; the gateway's default token is a reference to a Secret."""
     docs = _render(helm, *AUTH_FROM_VALUES, "gateway.defaultTokenSecret.name=single-user")
     rendered = json.dumps(docs)
-    decoded = "".join(base64.b64decode(v).decode() for s in _of_kind(docs, "Secret") for v in s["data"].values())
+    decoded = "".join(base64.b64decode(v).decode() for s in ct.of_kind(docs, "Secret") for v in s["data"].values())
     for token in TOKENS.values():
         assert token not in rendered and token not in decoded
-    env = _pod_env(_deployments(docs, ("gateway",))["gateway"])
+    env = ct.pod_env(ct.deployments(docs, ("gateway",))["gateway"])
     assert env["GATEWAY_DEFAULT_TOKEN"]["valueFrom"]["secretKeyRef"] == {
         "name": "single-user",
         "key": "token",
         "optional": False,
     }
-    assert "GATEWAY_DEFAULT_TOKEN" not in _configmaps(docs)["gateway"]
-    assert "GATEWAY_DEFAULT_TOKEN" not in _pod_env(_deployments(_render(helm), ("gateway",))["gateway"])
+    assert "GATEWAY_DEFAULT_TOKEN" not in ct.configmaps(docs)["gateway"]
+    assert "GATEWAY_DEFAULT_TOKEN" not in ct.pod_env(ct.deployments(_render(helm), ("gateway",))["gateway"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -351,7 +339,7 @@ def _acls(user: dict[str, Any]) -> set[tuple[str, str, str]]:
 
 def test_strimzi_users_let_only_the_orchestrator_write_the_ingest_topic(helm: str) -> None:
     docs = _render(helm, files=("secure-values.yaml",))
-    users = {_component(u): u for u in _of_kind(docs, "KafkaUser")}
+    users = {ct.component_of(u): u for u in ct.of_kind(docs, "KafkaUser")}
     assert set(users) == {"orchestrator", "ingester"}
     for user in users.values():
         assert user["metadata"]["labels"]["strimzi.io/cluster"] == "events"
@@ -368,15 +356,15 @@ def test_strimzi_users_let_only_the_orchestrator_write_the_ingest_topic(helm: st
     }
     assert not any(op == "Read" or name == dlq for _, name, op in _acls(users["orchestrator"]))
     # The services log in as those users, with the passwords Strimzi writes under the same names.
-    configs = _configmaps(docs)
+    configs = ct.configmaps(docs)
     for component, user in users.items():
         name = user["metadata"]["name"]
         assert configs[component][f"{component.upper()}_KAFKA__SASL_USERNAME"] == name
-        ref = _pod_env(_deployments(docs)[component])[f"{component.upper()}_KAFKA__SASL_PASSWORD"]
+        ref = ct.pod_env(ct.deployments(docs)[component])[f"{component.upper()}_KAFKA__SASL_PASSWORD"]
         assert ref["valueFrom"]["secretKeyRef"] == {"name": name, "key": "password", "optional": False}
     # A changed consumer group follows into the ACL.
     docs = _render(helm, "ingester.env.INGESTER_KAFKA__GROUP_ID=kb-writers", files=("secure-values.yaml",))
-    (ingester,) = [u for u in _of_kind(docs, "KafkaUser") if _component(u) == "ingester"]
+    (ingester,) = [u for u in ct.of_kind(docs, "KafkaUser") if ct.component_of(u) == "ingester"]
     assert ("group", "kb-writers", "Read") in _acls(ingester)
 
 
@@ -392,8 +380,8 @@ def test_per_component_kafka_users_from_your_secrets(helm: str) -> None:
         "kafkaConnection.users.ingester.passwordSecret.name=kafka-consumer",
         "kafkaConnection.users.ingester.passwordSecret.key=pw",
     )
-    assert not _of_kind(docs, "KafkaUser")
-    configs = _configmaps(docs)
+    assert not ct.of_kind(docs, "KafkaUser")
+    configs = ct.configmaps(docs)
     expected = {
         "orchestrator": ("wb-publisher", "kafka-publisher", "password"),
         "ingester": ("wb-consumer", "kafka-consumer", "pw"),
@@ -401,7 +389,7 @@ def test_per_component_kafka_users_from_your_secrets(helm: str) -> None:
     for component, (username, secret, key) in expected.items():
         prefix = component.upper()
         assert configs[component][f"{prefix}_KAFKA__SASL_USERNAME"] == username
-        ref = _pod_env(_deployments(docs)[component])[f"{prefix}_KAFKA__SASL_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        ref = ct.pod_env(ct.deployments(docs)[component])[f"{prefix}_KAFKA__SASL_PASSWORD"]["valueFrom"]["secretKeyRef"]
         assert (ref["name"], ref["key"]) == (secret, key)
 
 

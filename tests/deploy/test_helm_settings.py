@@ -8,29 +8,15 @@ import importlib
 import json
 import os
 
+import chart_tools as ct
 import pytest
-from chart_tools import (
-    BODY_SIZE_KEY,
-    CHART,
-    RELEASE,
-    SENTINELS,
-    VALUE_SETS,
-    WORKLOADS,
-    _component,
-    _configmaps,
-    _deployments,
-    _of_kind,
-    _pod_env,
-    _run_helm,
-    assert_refused,
-)
 from pydantic import BaseModel
 from pydantic_settings import BaseSettings
 
 
 def _settings_classes() -> dict[str, type[BaseSettings]]:
     classes = {}
-    for svc in WORKLOADS:
+    for svc in ct.WORKLOADS:
         module = importlib.import_module(f"weaverbird_{svc}.settings")
         (cls,) = [
             v
@@ -65,16 +51,16 @@ def _declared(cls: type[BaseSettings], name: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_env_names_are_declared_settings_and_accepted(render, name: str, monkeypatch) -> None:
     """Every variable the chart sets is a declared setting, and the settings classes accept the values."""
     docs = render(name)
     classes = _settings_classes()
-    configs = _configmaps(docs)
-    deployments = _deployments(docs, WORKLOADS)
+    configs = ct.configmaps(docs)
+    deployments = ct.deployments(docs, ct.WORKLOADS)
     for svc, data in configs.items():
         cls = classes[svc]
-        secret_env = _pod_env(deployments[svc]) if svc in deployments else {}
+        secret_env = ct.pod_env(deployments[svc]) if svc in deployments else {}
         for env_name in [*data, *secret_env]:
             if env_name.startswith("OTEL_"):
                 continue
@@ -93,15 +79,15 @@ def test_env_names_are_declared_settings_and_accepted(render, name: str, monkeyp
 def test_secret_values_never_in_configmaps(render) -> None:
     docs = render("secrets")
     plain = json.dumps([d for d in docs if d["kind"] != "Secret"])
-    for key, value in SENTINELS.items():
+    for key, value in ct.SENTINELS.items():
         assert value not in plain, f"secrets.{key} leaked outside the Secret"
-    (secret,) = [d for d in _of_kind(docs, "Secret") if _component(d) == "secrets"]
+    (secret,) = [d for d in ct.of_kind(docs, "Secret") if ct.component_of(d) == "secrets"]
     decoded = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
-    assert set(decoded.values()) == set(SENTINELS.values())
+    assert set(decoded.values()) == set(ct.SENTINELS.values())
 
-    deployments = _deployments(docs)
+    deployments = ct.deployments(docs)
     refs = {
-        svc: {n: e["valueFrom"]["secretKeyRef"] for n, e in _pod_env(d).items() if "valueFrom" in e}
+        svc: {n: e["valueFrom"]["secretKeyRef"] for n, e in ct.pod_env(d).items() if "valueFrom" in e}
         for svc, d in deployments.items()
     }
     assert refs["orchestrator"]["ORCHESTRATOR_WEB_API_KEY"]["key"] == "web-api-key"
@@ -120,21 +106,21 @@ def test_secret_values_never_in_configmaps(render) -> None:
 
 def test_existing_secret_is_referenced_not_created(render) -> None:
     docs = render("external")
-    assert not _of_kind(docs, "Secret")
+    assert not ct.of_kind(docs, "Secret")
     names = {
         e["valueFrom"]["secretKeyRef"]["name"]
-        for d in _deployments(docs).values()
-        for e in _pod_env(d).values()
+        for d in ct.deployments(docs).values()
+        for e in ct.pod_env(d).values()
         if "valueFrom" in e
     }
     assert names == {"weaverbird-external"}
 
 
-@pytest.mark.parametrize("name", VALUE_SETS)
+@pytest.mark.parametrize("name", ct.VALUE_SETS)
 def test_peer_addresses_name_rendered_services(render, name: str) -> None:
     docs = render(name)
-    services = {s["metadata"]["name"]: {p["port"] for p in s["spec"]["ports"]} for s in _of_kind(docs, "Service")}
-    for svc, data in _configmaps(docs).items():
+    services = {s["metadata"]["name"]: {p["port"] for p in s["spec"]["ports"]} for s in ct.of_kind(docs, "Service")}
+    for svc, data in ct.configmaps(docs).items():
         for key, value in data.items():
             if key.endswith("_ADDR"):
                 host, port = value.rsplit(":", 1)
@@ -169,10 +155,10 @@ def test_peer_addresses_name_rendered_services(render, name: str) -> None:
             "set ingester.env.INGESTER_MAX_MESSAGE_MB to at least 81",
         ),
         (
-            ["--set", "gateway.ingress.enabled=true", "--set", f"{BODY_SIZE_KEY}=50m"],
+            ["--set", "gateway.ingress.enabled=true", "--set", f"{ct.BODY_SIZE_KEY}=50m"],
             "proxy-body-size=50m is below gateway.maxUploadMB (50 MiB)",
         ),
-        (["--set", "gateway.ingress.enabled=true", "--set", f"{BODY_SIZE_KEY}=big"], "is not an nginx size"),
+        (["--set", "gateway.ingress.enabled=true", "--set", f"{ct.BODY_SIZE_KEY}=big"], "is not an nginx size"),
         (
             ["--set", "gateway.ingress.enabled=true", "--set", "gateway.ingress.tls.enabled=true"],
             "needs gateway.ingress.host",
@@ -184,7 +170,7 @@ def test_peer_addresses_name_rendered_services(render, name: str) -> None:
     ],
 )
 def test_render_rejects_inconsistent_values(helm: str, args: list[str], message: str) -> None:
-    assert_refused(helm, args, message)
+    ct.assert_refused(helm, args, message)
 
 
 BAD_QUANTITIES = [
@@ -207,8 +193,8 @@ BAD_QUANTITIES = [
 @pytest.mark.parametrize(("value", "where"), BAD_QUANTITIES)
 def test_schema_rejects_malformed_quantities(helm: str, value: str, where: str) -> None:
     """`helm lint` and `helm template` both refuse a size, CPU or GPU count Kubernetes would not take."""
-    for command in (["template", RELEASE], ["lint"]):
-        proc = _run_helm(helm, *command, str(CHART), "--set", value)
+    for command in (["template", ct.RELEASE], ["lint"]):
+        proc = ct.run_helm(helm, *command, str(ct.CHART), "--set", value)
         assert proc.returncode != 0, f"helm {command[0]} accepted {value}"
         assert f"at '{where}" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
@@ -227,12 +213,12 @@ def test_schema_rejects_malformed_quantities(helm: str, value: str, where: str) 
 )
 def test_schema_accepts_kubernetes_quantities(helm: str, values: list[str]) -> None:
     args = [arg for v in values for arg in ("--set", v)]
-    for command in (["template", RELEASE], ["lint", "--strict"]):
-        proc = _run_helm(helm, *command, str(CHART), *args)
+    for command in (["template", ct.RELEASE], ["lint", "--strict"]):
+        proc = ct.run_helm(helm, *command, str(ct.CHART), *args)
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_value_sets_use_well_formed_quantities(render) -> None:
     """The shipped value sets pass the new patterns (helm would refuse to render them otherwise)."""
-    (pvc,) = _of_kind(render("cpu"), "PersistentVolumeClaim")
+    (pvc,) = ct.of_kind(render("cpu"), "PersistentVolumeClaim")
     assert pvc["spec"]["resources"]["requests"]["storage"] == "20Gi"

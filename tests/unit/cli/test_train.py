@@ -91,9 +91,11 @@ def test_trained_reranker_is_saved_with_a_card_and_served_by_the_reranking_stage
         "2",
         "--epochs",
         "2",
+        "--export-onnx",
     ]
     assert main(argv) == 0
     model = _model_dir(out, "reranker")
+    assert {"model.onnx", "model.int8.onnx", "tokenizer.json"} <= {p.name for p in (model / "onnx").iterdir()}
     card = json.loads((model / "training.json").read_text(encoding="utf-8"))
     assert card["steps"] > 0 and card["base"] == str(base) and card["pairs_used"] > 0
     assert "loss" in (model / "MODEL_CARD.md").read_text(encoding="utf-8")
@@ -114,6 +116,9 @@ def test_trained_reranker_is_saved_with_a_card_and_served_by_the_reranking_stage
     ranked = trained.rerank(question, passages)
     assert sorted(r.passage.id for r in ranked) == ["p0", "p1"]
     assert trained.score_texts(question, PROSE) != untrained.score_texts(question, PROSE)  # weights moved
+    onnx = build_reranker(settings(model).model_copy(update={"reranker": "onnx_cross_encoder"}))
+    served = onnx.rerank(question, passages)
+    assert [r.passage.id for r in served] == [r.passage.id for r in ranked]  # the int8 export ranks as trained
 
 
 def test_trained_encoder_is_served_by_the_embedder_backend(pairs_file: Path, shared_data: Path, tmp_path: Path) -> None:

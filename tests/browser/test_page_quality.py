@@ -12,9 +12,8 @@ draw is known exactly and no model is needed."""
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
 
@@ -23,19 +22,10 @@ import httpx
 import pytest
 from fixtures.gateway_server import GatewayServer
 from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events
+from selenium_page import Accessible, By, Keys, WebDriverWait, ask, finished_turn
 from weaverbird.v1 import common_pb2, ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, retriever_pb2
 
-try:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        raise  # in CI the browser test must run
-    pytest.skip("selenium is not installed: pip install -r requirements/browser.txt", allow_module_level=True)
-
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
-Accessible = Callable[[Any, str], None]  # the assert_accessible fixture (conftest.py)
 
 ADMIN_TOKEN = "admin-secret-for-the-page-test"
 WEB_TOKEN = "web-token-ask-and-add"
@@ -186,20 +176,6 @@ def short_window(browser: Any) -> Iterator[Any]:
         browser.set_window_size(size["width"], size["height"])
 
 
-def ask(driver: Any, question: str) -> None:
-    driver.find_element(By.ID, "question").send_keys(question + Keys.ENTER)
-
-
-def finished_turn(driver: Any, number: int, timeout_s: float = 60) -> Any:
-    WebDriverWait(driver, timeout_s).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, f'#turn-{number}[data-finished="true"]')
-    )
-    turn = driver.find_element(By.ID, f"turn-{number}")
-    error = turn.find_element(By.CSS_SELECTOR, ".error")
-    assert not error.is_displayed(), error.text
-    return turn
-
-
 def visible_area(driver: Any) -> tuple[float, float]:
     """The window's top and the bottom of what is not covered by the composer (sticky on a desktop)."""
     return tuple(
@@ -233,17 +209,24 @@ def focused_id(driver: Any) -> str:
 # ---------------------------------------------------------------- following the answer
 
 
-def test_each_new_answer_is_followed_into_view_on_a_desktop(
-    short_window: Any, gateway: str, assert_accessible: Accessible
-) -> None:
-    browser = short_window
+def second_answer_streaming(browser: Any, gateway: str, first: str) -> Any:
+    """Asks `first` on a fresh page and waits for its answer, then asks for a long second answer: its card,
+    looked at while it streams."""
     browser.get(gateway + "/")
-    ask(browser, "A long first answer")
+    ask(browser, first)
     finished_turn(browser, 1)
     ask(browser, "slowly: a long second answer")
     WebDriverWait(browser, 30).until(lambda d: "Sentence 5 " in d.find_element(By.CSS_SELECTOR, "#turn-2 .answer").text)
     turn = browser.find_element(By.ID, "turn-2")
-    assert turn.get_attribute("data-finished") is None  # looked at while it streams
+    assert turn.get_attribute("data-finished") is None
+    return turn
+
+
+def test_each_new_answer_is_followed_into_view_on_a_desktop(
+    short_window: Any, gateway: str, assert_accessible: Accessible
+) -> None:
+    browser = short_window
+    turn = second_answer_streaming(browser, gateway, "A long first answer")
     assert browser.execute_script("return scrollY") > 0
     newest_text_in_sight(browser, turn)
     assert focused_id(browser) == "question"  # scrolling did not take the focus
@@ -266,13 +249,7 @@ def test_each_new_answer_is_followed_into_view_on_a_phone(
     phone: Any, gateway: str, assert_accessible: Accessible
 ) -> None:
     browser = phone
-    browser.get(gateway + "/")
-    ask(browser, "A first question")
-    finished_turn(browser, 1)
-    ask(browser, "slowly: a long second answer")
-    WebDriverWait(browser, 30).until(lambda d: "Sentence 5 " in d.find_element(By.CSS_SELECTOR, "#turn-2 .answer").text)
-    turn = browser.find_element(By.ID, "turn-2")
-    assert turn.get_attribute("data-finished") is None
+    turn = second_answer_streaming(browser, gateway, "A first question")
     newest_text_in_sight(browser, turn)
     finished_turn(browser, 2)
     # Focusing the question box (below the conversation on a phone) must not scroll the answer away.

@@ -9,7 +9,6 @@ known exactly and no model is needed."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,16 +16,8 @@ from typing import Any
 import pytest
 from fixtures.gateway_server import GatewayServer
 from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events
+from selenium_page import By, Keys, WebDriverWait, ask, finished_turn
 from weaverbird.v1 import common_pb2, orchestrator_pb2
-
-try:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        raise  # in CI the browser test must run
-    pytest.skip("selenium is not installed: pip install -r requirements/browser.txt", allow_module_level=True)
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
@@ -114,21 +105,6 @@ def page_url(orchestrator: ScriptedOrchestrator, tmp_path_factory: pytest.TempPa
     # The ingester is not used by these tests; its address only has to be well formed.
     with GatewayServer(orchestrator.addr, "127.0.0.1:9", log) as server:
         yield server.base_url + "/"
-
-
-def ask(driver: Any, question: str) -> None:
-    box = driver.find_element(By.ID, "question")
-    box.send_keys(question + Keys.ENTER)
-
-
-def finished_turn(driver: Any, number: int, timeout_s: float = 60) -> Any:
-    WebDriverWait(driver, timeout_s).until(
-        lambda d: d.find_elements(By.CSS_SELECTOR, f'#turn-{number}[data-finished="true"]')
-    )
-    turn = driver.find_element(By.ID, f"turn-{number}")
-    error = turn.find_element(By.CSS_SELECTOR, ".error")
-    assert not error.is_displayed(), error.text
-    return turn
 
 
 def number(element: Any, name: str) -> float:

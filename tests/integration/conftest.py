@@ -8,10 +8,11 @@ from pathlib import Path
 
 import grpc
 import pytest
+from fixtures.default_stack import default_model_stack
 from fixtures.kafka_broker import KafkaBroker
 from fixtures.otlp_collector import OtlpCollector
 from fixtures.web_servers import PageServer, SearchServer
-from weaverbird.v1 import orchestrator_pb2_grpc
+from weaverbird.v1 import ingester_pb2_grpc, orchestrator_pb2_grpc, retriever_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig, free_base_port
 
@@ -86,34 +87,28 @@ def orchestrator(stack: LocalStack) -> Iterator[orchestrator_pb2_grpc.Orchestrat
         yield orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
 
 
-REPO = Path(__file__).resolve().parents[2]
+@pytest.fixture(scope="session")
+def ingester(stack: LocalStack) -> Iterator[ingester_pb2_grpc.IngesterServiceStub]:
+    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
+        yield ingester_pb2_grpc.IngesterServiceStub(channel)
 
 
-def _default_model_stack(data_dir: Path, demo_kb: Path, **orchestrator_env: str) -> Iterator[LocalStack]:
-    config = StackConfig(
-        base_port=free_base_port(5),
-        data_dir=data_dir,
-        generator_env={
-            "GENERATOR_MODEL": "qwen2.5-coder-1.5b",
-            "GENERATOR_MODEL_DIR": str(REPO / "var" / "models"),
-            "GENERATOR_TEMPERATURE": "0",
-        },
-        embedder_env={"EMBEDDER_BACKEND": "use"},
-        orchestrator_env=orchestrator_env,
-    )
-    with LocalStack(config) as running:
-        assert commands.ingest([str(demo_kb)], running.config.addr("ingester"), quiet=True) == 0
-        yield running
+@pytest.fixture(scope="session")
+def retriever(stack: LocalStack) -> Iterator[retriever_pb2_grpc.RetrieverServiceStub]:
+    with grpc.insecure_channel(stack.config.addr("retriever")) as channel:
+        yield retriever_pb2_grpc.RetrieverServiceStub(channel)
 
 
 @pytest.fixture(scope="session")
 def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
     """The stack with the default model (Qwen2.5-Coder-1.5B, greedy; `make models` installs it) over the
     demo KB, web search off: what a user of `make run` gets."""
-    yield from _default_model_stack(tmp_path_factory.mktemp("demo-stack"), demo_kb)
+    yield from default_model_stack(tmp_path_factory.mktemp("demo-stack"), demo_kb)
 
 
 @pytest.fixture(scope="module")
 def model_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
     """The same with answers from statement facts off: every question reaches the model's task steps."""
-    yield from _default_model_stack(tmp_path_factory.mktemp("model-stack"), demo_kb, ORCHESTRATOR_FACTS_ANSWERS="false")
+    yield from default_model_stack(
+        tmp_path_factory.mktemp("model-stack"), demo_kb, {"ORCHESTRATOR_FACTS_ANSWERS": "false"}
+    )

@@ -5,8 +5,6 @@ and shown with a relative one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import grpc
 import pytest
 from weaverbird.v1 import (
@@ -23,12 +21,6 @@ from weaverbird_cli.stack import LocalStack
 pytestmark = pytest.mark.integration
 
 NOTE = b"# Brightwater Ferries 2025\n\nBrightwater Ferries reported 2025 revenue of NZD 318.2 million.\n"
-
-
-@pytest.fixture(scope="module")
-def ingester(stack: LocalStack) -> Iterator[ingester_pb2_grpc.IngesterServiceStub]:
-    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
-        yield ingester_pb2_grpc.IngesterServiceStub(channel)
 
 
 def _listed(ingester: ingester_pb2_grpc.IngesterServiceStub, document_id: str) -> retriever_pb2.DocumentSummary:

@@ -62,18 +62,6 @@ Ingester = ingester_pb2_grpc.IngesterServiceStub
 
 
 @pytest.fixture(scope="module")
-def ingester(stack: LocalStack) -> Iterator[Ingester]:
-    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
-        yield ingester_pb2_grpc.IngesterServiceStub(channel)
-
-
-@pytest.fixture(scope="module")
-def retriever(stack: LocalStack) -> Iterator[retriever_pb2_grpc.RetrieverServiceStub]:
-    with grpc.insecure_channel(stack.config.addr("retriever")) as channel:
-        yield retriever_pb2_grpc.RetrieverServiceStub(channel)
-
-
-@pytest.fixture(scope="module")
 def publisher(kafka_broker: KafkaBroker) -> Iterator[IngestPublisher]:
     """The orchestrator's publisher class, on the stack's ingest topic."""
     settings = KafkaSettings(bootstrap_servers=kafka_broker.bootstrap_servers, ingest_topic=INGEST_TOPIC)

@@ -13,10 +13,9 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-import grpc
 import pytest
+from fixtures.health import NOT_SERVING, SERVING, health_statuses, until_not_serving
 from fixtures.kafka_broker import KafkaBroker, isolated_settings
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from kafka import KafkaConsumer
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.kafka_config import KafkaSettings
@@ -30,8 +29,6 @@ from weaverbird_ingester.writer import DocumentWriter
 pytestmark = pytest.mark.integration
 
 INGESTER = ingester_pb2.DESCRIPTOR.services_by_name["IngesterService"].full_name
-SERVING = health_pb2.HealthCheckResponse.SERVING
-NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 def _strict_consumer(settings: KafkaSettings) -> Any:
@@ -65,19 +62,6 @@ async def ingester() -> AsyncIterator[tuple[RunningServer, DocumentWriter]]:
         await kb.close()
 
 
-async def _health(running: RunningServer) -> dict[str, int]:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        return {name: (await stub.Check(health_pb2.HealthCheckRequest(service=name))).status for name in ("", INGESTER)}
-
-
-async def _until_not_serving(running: RunningServer) -> None:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-        async for reply in health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service="")):
-            if reply.status == NOT_SERVING:
-                return
-
-
 async def test_a_dead_consumer_loop_turns_the_ingester_not_serving(
     kafka_broker: KafkaBroker,
     ingester: tuple[RunningServer, DocumentWriter],
@@ -92,15 +76,15 @@ async def test_a_dead_consumer_loop_turns_the_ingester_not_serving(
         poll_timeout_s=0.2,
         consumer_factory=_strict_consumer,
     )
-    assert await _health(running) == {"": SERVING, INGESTER: SERVING}
+    assert await health_statuses(running.port, INGESTER) == {"": SERVING, INGESTER: SERVING}
     with caplog.at_level(logging.ERROR, logger="weaverbird_common.server"):
         task = asyncio.create_task(consumer.run())
         running.supervise(task, "kafka consumer")
         # Bounded only so a regression fails instead of hanging; the group join takes a few seconds.
-        await asyncio.wait_for(_until_not_serving(running), 120)
+        await asyncio.wait_for(until_not_serving(running.port), 120)
 
     assert task.done() and type(task.exception()).__name__ == "NoOffsetForPartitionError"
-    assert await _health(running) == {"": NOT_SERVING, INGESTER: NOT_SERVING}
+    assert await health_statuses(running.port, INGESTER) == {"": NOT_SERVING, INGESTER: NOT_SERVING}
     (record,) = [r for r in caplog.records if "kafka consumer died" in r.getMessage()]
     assert record.exc_info is not None and record.exc_info[1] is task.exception()
 
@@ -120,4 +104,4 @@ async def test_a_consumer_stopped_at_shutdown_leaves_health_alone(
     for _ in range(5):
         await asyncio.sleep(0)  # the done-callback, and anything it scheduled
     assert task.cancelled()
-    assert await _health(running) == {"": SERVING, INGESTER: SERVING}
+    assert await health_statuses(running.port, INGESTER) == {"": SERVING, INGESTER: SERVING}

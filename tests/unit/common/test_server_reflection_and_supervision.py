@@ -10,8 +10,8 @@ from typing import Any
 
 import grpc
 import pytest
+from fixtures.health import NOT_SERVING, SERVING, health_statuses, until_not_serving
 from google.protobuf import descriptor_pool, message_factory
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc
@@ -19,8 +19,6 @@ from weaverbird_common.server import RunningServer, ServiceBinding, start_server
 
 EMBEDDER = embedder_pb2.DESCRIPTOR.services_by_name["EmbedderService"].full_name
 V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
-SERVING = health_pb2.HealthCheckResponse.SERVING
-NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 @pytest.fixture
@@ -121,21 +119,6 @@ async def test_v1alpha_is_still_served(sync_channel: grpc.Channel) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-async def _statuses(server: RunningServer) -> dict[str, int]:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        return {name: (await stub.Check(health_pb2.HealthCheckRequest(service=name))).status for name in ("", EMBEDDER)}
-
-
-async def _until_not_serving(server: RunningServer) -> None:
-    """Follows the overall status over the health Watch stream until it reads NOT_SERVING."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        watch = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""))
-        async for reply in watch:
-            if reply.status == NOT_SERVING:
-                return
-
-
 async def _settle(task: asyncio.Future[Any]) -> None:
     """Waits for `task` to end, then lets its done-callbacks and what they schedule run."""
     await asyncio.gather(task, return_exceptions=True)
@@ -153,11 +136,11 @@ async def test_a_dying_task_turns_health_not_serving_and_is_logged(
         raise ConnectionError("broker protocol violation")
 
     server.supervise(asyncio.create_task(loop()), "kafka consumer")
-    assert await _statuses(server) == {"": SERVING, EMBEDDER: SERVING}
+    assert await health_statuses(server.port, EMBEDDER) == {"": SERVING, EMBEDDER: SERVING}
     with caplog.at_level(logging.ERROR, logger="weaverbird_common.server"):
         release.set()
-        await asyncio.wait_for(_until_not_serving(server), 30)
-    assert await _statuses(server) == {"": NOT_SERVING, EMBEDDER: NOT_SERVING}
+        await asyncio.wait_for(until_not_serving(server.port), 30)
+    assert await health_statuses(server.port, EMBEDDER) == {"": NOT_SERVING, EMBEDDER: NOT_SERVING}
     (record,) = [r for r in caplog.records if "kafka consumer died" in r.getMessage()]
     assert record.exc_info is not None and "broker protocol violation" in str(record.exc_info[1])
 
@@ -167,8 +150,8 @@ async def test_a_task_that_returns_while_serving_counts_as_dead(server: RunningS
         return None
 
     server.supervise(asyncio.create_task(loop()), "exporter")
-    await asyncio.wait_for(_until_not_serving(server), 30)
-    assert await _statuses(server) == {"": NOT_SERVING, EMBEDDER: NOT_SERVING}
+    await asyncio.wait_for(until_not_serving(server.port), 30)
+    assert await health_statuses(server.port, EMBEDDER) == {"": NOT_SERVING, EMBEDDER: NOT_SERVING}
 
 
 async def test_a_cancelled_task_is_not_a_death(server: RunningServer) -> None:
@@ -177,7 +160,7 @@ async def test_a_cancelled_task_is_not_a_death(server: RunningServer) -> None:
     await asyncio.sleep(0)
     task.cancel()
     await _settle(task)
-    assert await _statuses(server) == {"": SERVING, EMBEDDER: SERVING}
+    assert await health_statuses(server.port, EMBEDDER) == {"": SERVING, EMBEDDER: SERVING}
 
 
 async def test_a_task_failing_during_shutdown_is_not_reported_as_a_death(

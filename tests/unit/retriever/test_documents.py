@@ -84,14 +84,19 @@ def test_filters_on_origin_company_alias_language_and_time_with_legacy_payloads(
     assert listed(added_since=_stamp(T0)) == {"w", "u"}  # at or after; no time recorded = left out
 
 
-def test_provenance_round_trips_through_the_payload() -> None:
-    given = retriever_pb2.DocumentProvenance(
+def _found_on_the_web(question: str, score: float, searched_s_before: int) -> retriever_pb2.DocumentProvenance:
+    """A web page saved at T0, found `searched_s_before` seconds earlier by `question`."""
+    return retriever_pb2.DocumentProvenance(
         origin=retriever_pb2.DOCUMENT_ORIGIN_WEB,
         added_at=_stamp(T0),
-        question="What was Aurora's revenue?",
-        best_score=0.625,
-        found_at=_stamp(T0 - timedelta(seconds=3)),
+        question=question,
+        best_score=score,
+        found_at=_stamp(T0 - timedelta(seconds=searched_s_before)),
     )
+
+
+def test_provenance_round_trips_through_the_payload() -> None:
+    given = _found_on_the_web("What was Aurora's revenue?", 0.625, searched_s_before=3)
     payload = provenance.to_payload(given)
     assert payload[provenance.ADDED_AT_KEY] == "2026-03-01T12:00:00+00:00"
     assert provenance.from_payload({**payload, "origin": "web"}) == given
@@ -136,13 +141,7 @@ async def servicer(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
 
 
 async def _fill(svc: RetrieverServicer) -> None:
-    web = retriever_pb2.DocumentProvenance(
-        origin=retriever_pb2.DOCUMENT_ORIGIN_WEB,
-        added_at=_stamp(T0),
-        question="What was Aurora Tidal Power's revenue in fiscal 2025?",
-        best_score=0.61,
-        found_at=_stamp(T0 - timedelta(seconds=2)),
-    )
+    web = _found_on_the_web("What was Aurora Tidal Power's revenue in fiscal 2025?", 0.61, searched_s_before=2)
     user = retriever_pb2.DocumentProvenance(
         origin=retriever_pb2.DOCUMENT_ORIGIN_USER, added_at=_stamp(T0 + timedelta(1))
     )

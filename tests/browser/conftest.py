@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.default_stack import default_model_stack
 from fixtures.gateway_server import GatewayServer
 from fixtures.web_servers import PageServer, SearchServer
-from weaverbird_cli import commands
-from weaverbird_cli.stack import LocalStack, StackConfig, free_base_port
+from weaverbird_cli.stack import LocalStack
 
 REPO = Path(__file__).resolve().parents[2]
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
@@ -81,17 +81,10 @@ def default_stack(
     default model (Qwen2.5-Coder-1.5B, assembled by `make models`), greedy so answers do not vary. The
     web path goes to the local SearxNG-compatible and page servers (there is no internet here), so a
     question the KB cannot answer brings web sources the page can save; c stays the calibrated default."""
-    data_dir = tmp_path_factory.mktemp("browser-stack")
     allow = json.dumps([web_page_server_session.allow_entry])
-    config = StackConfig(
-        base_port=free_base_port(5),
-        data_dir=data_dir,
-        generator_env={
-            "GENERATOR_MODEL": "qwen2.5-coder-1.5b",
-            "GENERATOR_MODEL_DIR": str(REPO / "var" / "models"),
-            "GENERATOR_TEMPERATURE": "0",
-        },
-        embedder_env={"EMBEDDER_BACKEND": "use"},
+    yield from default_model_stack(
+        tmp_path_factory.mktemp("browser-stack"),
+        demo_kb,
         orchestrator_env={
             "ORCHESTRATOR_WEB_PROVIDER": "searxng",
             "ORCHESTRATOR_WEB_BASE_URL": web_search_server_session.base_url,
@@ -99,9 +92,6 @@ def default_stack(
         },
         ingester_env={"INGESTER_FETCH_ALLOW_HOSTS": allow},
     )
-    with LocalStack(config) as running:
-        assert commands.ingest([str(demo_kb)], running.config.addr("ingester"), quiet=True) == 0
-        yield running
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,8 @@ Every point of the served collection is read (ids, payloads, the BM25 sparse vec
 title / heading / text embedded again as the ingester embeds it (`titled_text`), and written to
 `<served>--<encoder>`. The counts must match before anything is switched, so the served name never holds
 a mix of old and new vectors: the switch moves the served alias to the new collection in one request.
-The embedder must serve the same encoder from then on (EMBEDDER_BACKEND=sentence-transformers,
-EMBEDDER_MODEL_PATH=<encoder>): the command prints both settings.
+Vectors come from the embedder's own backend class (weaverbird_common.encoders), which the embedder must
+serve from then on (EMBEDDER_BACKEND, EMBEDDER_MODEL_PATH): the command prints both settings.
 
 It talks to Qdrant itself (a server URL, or a local store folder no retriever has open): the retriever has
 no RPC to read every chunk or to switch collections, so the embedded `edge` store cannot be re-embedded
@@ -135,25 +135,23 @@ def _sparse(vector: Any, names: Any) -> dict[str, Any]:
     return {k: vector[k] for k in names if isinstance(vector, dict) and k in vector}
 
 
-def sentence_transformers_embedder(path: Path) -> Embed:
-    """Passage vectors as the embedder's sentence-transformers backend makes them (model's passage prompt,
-    unit length)."""
-    from sentence_transformers import SentenceTransformer
+def backend_embedder(backend: str, path: Path | None) -> Embed:
+    """Passage vectors exactly as the embedder service makes them: the same backend class, loaded here."""
+    from weaverbird_common.encoders import BackendUnavailable, build_backend
 
-    model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-    prompts = dict(getattr(model, "prompts", None) or {})
-    prefix = next((prompts[k] for k in ("passage", "document") if k in prompts), "")
-
-    def embed(texts: Sequence[str]) -> Any:
-        items = [prefix + t for t in texts]
-        return model.encode(items, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-
-    return embed
+    try:
+        model = build_backend(backend, model_path=str(path) if path else None)
+    except (BackendUnavailable, ValueError) as exc:
+        raise ReembedError(f"encoder: {exc}") from exc
+    return lambda texts: model.embed(list(texts), "passage")
 
 
 def add_parser(kb: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = kb.add_parser("reembed", help="the KB under a new encoder: a new collection, then switch (Qdrant)")
-    p.add_argument("--encoder", type=Path, required=True, help="sentence-transformers model directory")
+    p.add_argument("--encoder", type=Path, help="model directory (a `weaverbird train encoder` output)")
+    p.add_argument(
+        "--backend", default="sentence-transformers", help="embedder backend that loads it (EMBEDDER_BACKEND)"
+    )
     where = p.add_mutually_exclusive_group(required=True)
     where.add_argument("--qdrant-url", help="Qdrant server (the retriever's store=server)")
     where.add_argument("--qdrant-path", type=Path, help="a store=local folder no retriever has open")
@@ -167,14 +165,14 @@ def run(args: argparse.Namespace) -> int:
     from qdrant_client import QdrantClient
 
     client = QdrantClient(url=args.qdrant_url) if args.qdrant_url else QdrantClient(path=str(args.qdrant_path))
-    target = args.to or target_name(args.collection, args.encoder)
+    target = args.to or target_name(args.collection, args.encoder or Path(args.backend))
     try:
         report = reembed(
             client,
             args.collection,
             target,
-            sentence_transformers_embedder(args.encoder),
-            str(args.encoder),
+            backend_embedder(args.backend, args.encoder),
+            str(args.encoder or args.backend),
             batch=args.batch,
             switch=args.switch,
         )
@@ -184,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         client.close()
     print(json.dumps(asdict(report), indent=2))
-    print(f"serve with: EMBEDDER_BACKEND=sentence-transformers EMBEDDER_MODEL_PATH={args.encoder}")
+    print(f"serve with: EMBEDDER_BACKEND={args.backend} EMBEDDER_MODEL_PATH={args.encoder or ''}")
     if not report.switched:
         print(f"            RETRIEVER_COLLECTION={report.target}")
     return 0

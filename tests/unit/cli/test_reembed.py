@@ -107,3 +107,16 @@ def test_a_served_collection_is_not_switched_over(
         assert not client.collection_exists("weaverbird--tiny-encoder")  # refused before any work
     finally:
         client.close()
+
+
+def test_an_unknown_backend_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _store(tmp_path / "q")
+    assert main(["kb", "reembed", "--backend", "nope", "--qdrant-path", str(tmp_path / "q")]) == 2
+    assert "unknown embedder backend" in capsys.readouterr().err
+    client = _open(tmp_path / "q")
+    try:
+        assert [c.name for c in client.get_collections().collections] == ["weaverbird"]
+    finally:
+        client.close()

@@ -5,7 +5,6 @@ provenance and is deleted from there. Screenshots go to benchmarks/results/scree
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +12,7 @@ import httpx
 import pytest
 from fixtures.search_server import SearchHit, SearchServer
 from fixtures.web_servers import AURORA_PATH, PageServer
-
-try:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        raise  # in CI the browser test must run
-    pytest.skip("selenium is not installed: pip install -r requirements/browser.txt", allow_module_level=True)
+from selenium_page import By, Keys, WebDriverWait
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 

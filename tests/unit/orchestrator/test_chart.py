@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 
 import pytest
 from fixtures.task_generator import ScriptedGenerator
+from shipped_banks import shipped_rows
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.tasks.chart import (
     ChartSeries,
@@ -19,10 +19,6 @@ from weaverbird_orchestrator.tasks.chart import (
     period_key,
     read_value,
     spec_from_output,
-)
-
-BANK = (
-    Path(__file__).parents[3] / "services/orchestrator/src/weaverbird_orchestrator/tasks/data/examples/analysis.jsonl"
 )
 
 TABLE = "(in millions) | 2021 | 2020 | 2019\nRevenue | 812.4 | 760.9 | 702.15\nOperating income | 96.3 | 88.7 | 71.2"
@@ -254,17 +250,13 @@ async def test_no_chart_after_the_repair_is_no_chart() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _bank() -> list[dict]:
-    return [json.loads(line) for line in BANK.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def test_bank_has_ten_examples_per_language_in_the_line_format() -> None:
-    rows = _bank()
+    rows = shipped_rows("analysis")
     assert all(set(r) == {"language", "question", "answer"} for r in rows)
     assert sum(r["language"] == "en" for r in rows) >= 10 and sum(r["language"] == "zh" for r in rows) >= 10
 
 
-@pytest.mark.parametrize("row", _bank(), ids=lambda r: r["question"][4:40])
+@pytest.mark.parametrize("row", shipped_rows("analysis"), ids=lambda r: r["question"][4:40])
 def test_every_bank_answer_is_a_clean_chart(row: dict) -> None:
     passages = re.findall(r"<passage [^>]*>\n(.*?)\n</passage>", row["question"], re.DOTALL)
     request = row["question"].partition("</information>")[2].strip()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from fixtures.task_generator import ScriptedGenerator
+from shipped_banks import shipped_rows
 from weaverbird_orchestrator.domain import Example, Passage
 from weaverbird_orchestrator.tasks.extraction import (
     entry_shape,
@@ -19,10 +19,6 @@ from weaverbird_orchestrator.tasks.extraction import (
     stated_with,
     unsupported_figures,
     validate_json,
-)
-
-BANK = (
-    Path(__file__).parents[3] / "services/orchestrator/src/weaverbird_orchestrator/tasks/data/examples/extraction.jsonl"
 )
 
 REPORT = "Quillmore Paper reported revenue of $412.6 million and net income of $38.15 million for 2023."
@@ -274,10 +270,6 @@ async def test_still_invalid_after_the_repair_is_reported_not_returned_as_valid(
 # ---------------------------------------------------------------------------------------------
 
 
-def _bank() -> list[dict]:
-    return [json.loads(line) for line in BANK.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def _split(question: str) -> tuple[list[str], str]:
     """An example's passages and its request: the example holds the user turn the step sends."""
     passages = re.findall(r"<passage [^>]*>\n(.*?)\n</passage>", question, re.DOTALL)
@@ -285,12 +277,12 @@ def _split(question: str) -> tuple[list[str], str]:
 
 
 def test_bank_has_ten_examples_per_language_in_the_line_format() -> None:
-    rows = _bank()
+    rows = shipped_rows("extraction")
     assert all(set(r) == {"language", "question", "answer"} for r in rows)
     assert sum(r["language"] == "en" for r in rows) >= 10 and sum(r["language"] == "zh" for r in rows) >= 10
 
 
-@pytest.mark.parametrize("row", _bank(), ids=lambda r: r["question"][4:40])
+@pytest.mark.parametrize("row", shipped_rows("extraction"), ids=lambda r: r["question"][4:40])
 def test_every_bank_answer_passes_the_validator_it_teaches(row: dict) -> None:
     passages, request = _split(row["question"])
     keys = keys_from_question(request)

@@ -19,15 +19,17 @@ def _line(language: str, question: str, answer: str) -> str:
     return json.dumps({"language": language, "question": question, "answer": answer}, ensure_ascii=False)
 
 
+def _bank(task: Task, *examples: tuple[str, str, str]) -> ExampleBank:
+    """A bank holding `examples` (language, question, answer) for `task` only, in this order."""
+    return ExampleBank.from_lines({task: [_line(*example) for example in examples]})
+
+
 def test_examples_are_chosen_by_similarity_within_task_and_language() -> None:
-    bank = ExampleBank.from_lines(
-        {
-            Task.CALCULATION: [
-                _line("en", "<information>x</information> What was the growth?", "g"),
-                _line("en", "<information>x</information> What is the debt ratio?", "d"),
-                _line("zh", "增长率是多少？", "z"),
-            ]
-        }
+    bank = _bank(
+        Task.CALCULATION,
+        ("en", "<information>x</information> What was the growth?", "g"),
+        ("en", "<information>x</information> What is the debt ratio?", "d"),
+        ("zh", "增长率是多少？", "z"),
     )
     assert [e.answer for e in bank.select(Task.CALCULATION, "en", "What is the equity ratio?", 2)] == ["d", "g"]
     assert [e.answer for e in bank.select(Task.CALCULATION, "zh", "增长率？", 5)] == ["z"]
@@ -37,15 +39,12 @@ def test_examples_are_chosen_by_similarity_within_task_and_language() -> None:
 
 def test_fixed_examples_are_the_banks_first_whatever_the_question() -> None:
     # The served default: a prompt prefix that never varies, so the model server's cache keeps it.
-    bank = ExampleBank.from_lines(
-        {
-            Task.CALCULATION: [
-                _line("en", "<information>x</information> What was the growth?", "g"),
-                _line("zh", "增长率是多少？", "z"),
-                _line("en", "<information>x</information> What is the debt ratio?", "d"),
-                _line("en", "<information>x</information> What is the margin?", "m"),
-            ]
-        }
+    bank = _bank(
+        Task.CALCULATION,
+        ("en", "<information>x</information> What was the growth?", "g"),
+        ("zh", "增长率是多少？", "z"),
+        ("en", "<information>x</information> What is the debt ratio?", "d"),
+        ("en", "<information>x</information> What is the margin?", "m"),
     )
     assert [e.answer for e in bank.first(Task.CALCULATION, "en", 2)] == ["g", "d"]
     assert [e.answer for e in bank.first(Task.CALCULATION, "zh", 2)] == ["z"]
@@ -57,13 +56,10 @@ def test_fixed_examples_are_the_banks_first_whatever_the_question() -> None:
 
 def test_the_examples_passages_do_not_count_towards_similarity() -> None:
     # The first example's passage shares many words with the question; its request shares none.
-    bank = ExampleBank.from_lines(
-        {
-            Task.LOOKUP: [
-                _line("en", "<information>auditor of the company audited</information> How many staff?", "staff"),
-                _line("en", "<information>unrelated</information> Who audited the company?", "audit"),
-            ]
-        }
+    bank = _bank(
+        Task.LOOKUP,
+        ("en", "<information>auditor of the company audited</information> How many staff?", "staff"),
+        ("en", "<information>unrelated</information> Who audited the company?", "audit"),
     )
     assert bank.select(Task.LOOKUP, "en", "Who audited Ferrow Ltd?", 1)[0].answer == "audit"
     assert request_part("<information>\nabc\n</information>\n\nWho?") == "Who?"
@@ -73,15 +69,12 @@ def test_rare_bigrams_outweigh_common_phrasing() -> None:
     # The question shares as much text with the first example ("kkkk", as in three examples) as with the
     # second ("zzzz", in that one only): plain bigram counts tie, and the tie would keep the file order.
     # Weighted by rarity within the bank, the rare shared text decides.
-    bank = ExampleBank.from_lines(
-        {
-            Task.LOOKUP: [
-                _line("en", "kkkk qqqq", "common"),
-                _line("en", "zzzz wwww", "rare"),
-                _line("en", "kkkk rrrr", "c"),
-                _line("en", "kkkk ssss", "d"),
-            ]
-        }
+    bank = _bank(
+        Task.LOOKUP,
+        ("en", "kkkk qqqq", "common"),
+        ("en", "zzzz wwww", "rare"),
+        ("en", "kkkk rrrr", "c"),
+        ("en", "kkkk ssss", "d"),
     )
     assert bank.select(Task.LOOKUP, "en", "kkkk zzzz", 1)[0].answer == "rare"
 

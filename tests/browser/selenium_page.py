@@ -19,7 +19,7 @@ except ImportError:
         raise  # in CI the browser test must run
     pytest.skip("selenium is not installed: pip install -r requirements/browser.txt", allow_module_level=True)
 
-__all__ = ["Accessible", "By", "Keys", "WebDriverWait", "ask", "finished_turn"]
+__all__ = ["Accessible", "By", "Keys", "WebDriverWait", "ask", "finished_turn", "first_answer"]
 
 Accessible = Callable[[Any, str], None]  # the assert_accessible fixture (conftest.py)
 
@@ -38,3 +38,10 @@ def finished_turn(driver: Any, number: int, timeout_s: float = 60) -> Any:
     error = turn.find_element(By.CSS_SELECTOR, ".error")
     assert not error.is_displayed(), error.text
     return turn
+
+
+def first_answer(driver: Any, url: str, question: str) -> Any:
+    """Opens the page at `url`, asks `question` and returns its finished answer card (turn 1)."""
+    driver.get(url)
+    ask(driver, question)
+    return finished_turn(driver, 1)

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from fixtures.gateway_server import GatewayServer
 from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events
-from selenium_page import Accessible, By, Keys, WebDriverWait, ask, finished_turn
+from selenium_page import Accessible, By, Keys, WebDriverWait, ask, finished_turn, first_answer
 from weaverbird.v1 import common_pb2, ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, retriever_pb2
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -212,9 +212,7 @@ def focused_id(driver: Any) -> str:
 def second_answer_streaming(browser: Any, gateway: str, first: str) -> Any:
     """Asks `first` on a fresh page and waits for its answer, then asks for a long second answer: its card,
     looked at while it streams."""
-    browser.get(gateway + "/")
-    ask(browser, first)
-    finished_turn(browser, 1)
+    first_answer(browser, gateway + "/", first)
     ask(browser, "slowly: a long second answer")
     WebDriverWait(browser, 30).until(lambda d: "Sentence 5 " in d.find_element(By.CSS_SELECTOR, "#turn-2 .answer").text)
     turn = browser.find_element(By.ID, "turn-2")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fixtures.gateway_server import GatewayServer
 from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events
-from selenium_page import By, Keys, WebDriverWait, ask, finished_turn
+from selenium_page import By, Keys, WebDriverWait, ask, finished_turn, first_answer
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
@@ -118,9 +118,7 @@ def svg_texts(svg: Any) -> list[str]:
 def test_history_goes_with_the_second_question_and_not_after_a_new_conversation(
     browser: Any, page_url: str, orchestrator: ScriptedOrchestrator
 ) -> None:
-    browser.get(page_url)
-    ask(browser, "What was Northwind's revenue in FY2023?")
-    first = finished_turn(browser, 1)
+    first = first_answer(browser, page_url, "What was Northwind's revenue in FY2023?")
     assert not orchestrator.requests[-1].history
     assert "standalone" not in first.find_element(By.CSS_SELECTOR, ".route-badge").text  # searched as typed
 
@@ -151,9 +149,7 @@ def test_history_goes_with_the_second_question_and_not_after_a_new_conversation(
 def test_a_bar_chart_is_drawn_from_the_spec_with_axes_unit_and_legend(
     browser: Any, page_url: str, tmp_path: Path
 ) -> None:
-    browser.get(page_url)
-    ask(browser, "Draw a bar chart of revenue")
-    turn = finished_turn(browser, 1)
+    turn = first_answer(browser, page_url, "Draw a bar chart of revenue")
     svg = turn.find_element(By.CSS_SELECTOR, ".chart-box figure.chart svg")
     assert svg.get_attribute("role") == "img"
     assert turn.find_element(By.CSS_SELECTOR, ".chart figcaption").text == "bar chart"
@@ -214,9 +210,9 @@ def test_a_bar_chart_is_drawn_from_the_spec_with_axes_unit_and_legend(
 
 
 def test_line_and_pie_charts_follow_their_values(browser: Any, page_url: str, tmp_path: Path) -> None:
-    browser.get(page_url)
-    ask(browser, "Show a line chart of revenue and profit")
-    line = finished_turn(browser, 1).find_element(By.CSS_SELECTOR, ".chart svg")
+    line = first_answer(browser, page_url, "Show a line chart of revenue and profit").find_element(
+        By.CSS_SELECTOR, ".chart svg"
+    )
     lines = line.find_elements(By.CSS_SELECTOR, "polyline.chart-line")
     assert len(lines) == len(LINE_SERIES)
     for polyline, values in zip(lines, LINE_SERIES.values(), strict=True):
@@ -260,9 +256,7 @@ def test_the_task_answer_fits_a_390_px_screen(
         "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
     )
     try:
-        browser.get(page_url)
-        ask(browser, "Draw a bar chart of revenue")
-        turn = finished_turn(browser, 1)
+        turn = first_answer(browser, page_url, "Draw a bar chart of revenue")
         svg = turn.find_element(By.CSS_SELECTOR, ".chart svg")
         width = browser.execute_script("return document.documentElement.scrollWidth")
         viewport = browser.execute_script("return window.innerWidth")

@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("up", help="start all services locally with the demo knowledge base")
     sub.add_parser("models", help="prepare the local model files")
     plugins.add_parsers(sub)
-    sub.add_parser("train", help="data | reranker | encoder: retrieval models from the KB (see `weaverbird train -h`)")
+    sub.add_parser("train", help="data | reranker | encoder | export: models trained on the KB (`weaverbird train -h`)")
 
     args = parser.parse_args(argv)
     if args.command in ("ask", "chat", "ingest", "add", "kb"):

@@ -15,6 +15,7 @@ from fixtures.web_servers import PageServer, SearchServer
 from weaverbird.v1 import ingester_pb2_grpc, orchestrator_pb2_grpc, retriever_pb2_grpc
 from weaverbird_cli import commands
 from weaverbird_cli.stack import SERVICES, LocalStack, StackConfig, free_base_port
+from weaverbird_common.encoders import EmbeddingBackend, build_backend
 
 pytestmark = pytest.mark.integration
 
@@ -85,6 +86,12 @@ def stack(
 def orchestrator(stack: LocalStack) -> Iterator[orchestrator_pb2_grpc.OrchestratorServiceStub]:
     with grpc.insecure_channel(stack.config.addr("orchestrator")) as channel:
         yield orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
+
+
+@pytest.fixture(scope="session")
+def use_backend() -> EmbeddingBackend:
+    """The USE embedding backend, loaded once for the in-process servers and knowledge bases."""
+    return build_backend("use")
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from fixtures.orchestrator_binding import orchestrator_binding
 from weaverbird.v1 import (
     embedder_pb2_grpc,
     generator_pb2,
@@ -31,9 +32,7 @@ from weaverbird_generator.llm_client import ChatClient
 from weaverbird_generator.model_files import ModelNotAvailable, ensure_model
 from weaverbird_generator.servicer import GeneratorServicer
 from weaverbird_generator.settings import GeneratorSettings
-from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
-from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
 pytestmark = pytest.mark.integration
@@ -89,23 +88,16 @@ async def generator(llama: LlamaServer) -> AsyncIterator[str]:
         await running.stop(0)
 
 
-@pytest.fixture(scope="module")
-def embedder_backend() -> object:
-    from weaverbird_common.encoders import build_backend
-
-    return build_backend("use")
-
-
 @pytest.fixture
 async def orchestrator(
-    generator: str, embedder_backend: object, tmp_path: Path
+    generator: str, use_backend: object, tmp_path: Path
 ) -> AsyncIterator[orchestrator_pb2_grpc.OrchestratorServiceStub]:
     from weaverbird_embedder.servicer import EmbedderServicer
     from weaverbird_retriever.servicer import RetrieverServicer
     from weaverbird_retriever.settings import RetrieverSettings
     from weaverbird_retriever.stores import open_async_store
 
-    embedder = EmbedderServicer(embedder_backend, 64, 20_000)  # type: ignore[arg-type]
+    embedder = EmbedderServicer(use_backend, 64, 20_000)  # type: ignore[arg-type]
     rs = RetrieverSettings(data_dir=str(tmp_path / "qdrant"))
     store = open_async_store(
         rs.store, path=rs.data_dir, url=None, api_key=None, collection=rs.collection, timeout_s=rs.qdrant_timeout_s
@@ -126,15 +118,7 @@ async def orchestrator(
         coverage_gate=False,  # the question names no company; nothing should send it to the web
     )
     peers = GrpcPeers(settings)
-    servers.append(
-        await _serve(
-            ServiceBinding(
-                orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,
-                OrchestratorServicer(QuestionFlow(peers, settings)),
-                "weaverbird.v1.OrchestratorService",
-            )
-        )
-    )
+    servers.append(await _serve(orchestrator_binding(peers, settings)))
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{servers[-1].port}") as channel:
             yield orchestrator_pb2_grpc.OrchestratorServiceStub(channel)

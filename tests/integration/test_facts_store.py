@@ -51,18 +51,6 @@ two new arrays commissioned in the spring.
 """
 
 
-@pytest.fixture(scope="module")
-def retriever(stack: LocalStack) -> Iterator[retriever_pb2_grpc.RetrieverServiceStub]:
-    with grpc.insecure_channel(stack.config.addr("retriever")) as channel:
-        yield retriever_pb2_grpc.RetrieverServiceStub(channel)
-
-
-@pytest.fixture(scope="module")
-def ingester(stack: LocalStack) -> Iterator[ingester_pb2_grpc.IngesterServiceStub]:
-    with grpc.insecure_channel(stack.config.addr("ingester")) as channel:
-        yield ingester_pb2_grpc.IngesterServiceStub(channel)
-
-
 def test_a_filings_facts_are_stored_found_listed_and_deleted_with_it(
     stack: LocalStack,
     retriever: retriever_pb2_grpc.RetrieverServiceStub,

@@ -18,7 +18,7 @@ from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs import loaders
 from weaverbird_common.docs.budgets import ExtractionBudget
 from weaverbird_common.docs.workers import SlotScheduler, shared_pool
-from weaverbird_common.encoders import EmbeddingBackend, build_backend
+from weaverbird_common.encoders import EmbeddingBackend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # `benchmarks` is a folder, not a package
 from benchmarks.hostile_ingest import ONE_LINE, ingester, slow_pdf
@@ -59,18 +59,13 @@ async def _until(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def embedder() -> EmbeddingBackend:
-    return build_backend("use")
-
-
 @pytest.fixture
 async def stub(
-    embedder: EmbeddingBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    use_backend: EmbeddingBackend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[ingester_pb2_grpc.IngesterServiceStub]:
     # A long parse budget, so only cancellation (not the timeout) can stop the slow PDF here.
     monkeypatch.setattr(loaders, "default_budget", lambda: ExtractionBudget(timeout_s=900, workers=2))
-    async with ingester(embedder, tmp_path) as addr, grpc.aio.insecure_channel(addr) as channel:
+    async with ingester(use_backend, tmp_path) as addr, grpc.aio.insecure_channel(addr) as channel:
         yield ingester_pb2_grpc.IngesterServiceStub(channel)
 
 

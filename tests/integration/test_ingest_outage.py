@@ -23,7 +23,7 @@ from fixtures.kafka_broker import KafkaBroker, isolated_settings
 from kafka import KafkaConsumer, TopicPartition
 from weaverbird.v1 import embedder_pb2, embedder_pb2_grpc, retriever_pb2, retriever_pb2_grpc
 from weaverbird_common.docs.loaders import document_id_for
-from weaverbird_common.encoders import EmbeddingBackend, build_backend
+from weaverbird_common.encoders import EmbeddingBackend
 from weaverbird_common.ingest_messages import IngestMessage, encode_ingest_message
 from weaverbird_common.server import RunningServer, ServiceBinding, start_server
 from weaverbird_embedder.servicer import EmbedderServicer
@@ -95,21 +95,16 @@ async def _retriever(store: AsyncVectorStore, port: int) -> RunningServer:
     )
 
 
-@pytest.fixture(scope="module")
-def backend() -> EmbeddingBackend:
-    return build_backend("use")
-
-
 @pytest.fixture
-async def embedder_servicer(backend: EmbeddingBackend) -> AsyncIterator[EmbedderServicer]:
-    servicer = EmbedderServicer(backend, max_batch=64, max_text_chars=8000)
+async def embedder_servicer(use_backend: EmbeddingBackend) -> AsyncIterator[EmbedderServicer]:
+    servicer = EmbedderServicer(use_backend, max_batch=64, max_text_chars=8000)
     yield servicer
     await servicer.close()
 
 
 async def test_an_outage_pauses_ingest_and_nothing_is_dead_lettered(
     kafka_broker: KafkaBroker,
-    backend: EmbeddingBackend,
+    use_backend: EmbeddingBackend,
     embedder_servicer: EmbedderServicer,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
@@ -192,7 +187,7 @@ async def test_an_outage_pauses_ingest_and_nothing_is_dead_lettered(
 
     assert _offsets(kafka_broker, settings.dead_letter_topic) == 0
     for message in messages:
-        probe = backend.embed([f"{message.url} revenue"], "query")[0]
+        probe = use_backend.embed([f"{message.url} revenue"], "query")[0]
         hits = await healthy.search(probe, 10, {"document_id": document_id_for(message.url)})
         assert hits and all(message.url.rsplit("/", 1)[-1].title() in hit.text for hit in hits)
     await healthy.close()

@@ -36,7 +36,7 @@ from fixtures.kafka_ingest import (
     run_until,
 )
 from weaverbird_common.docs.loaders import document_id_for
-from weaverbird_common.encoders import EmbeddingBackend, build_backend
+from weaverbird_common.encoders import EmbeddingBackend
 from weaverbird_common.ingest_messages import (
     SIGNATURE_HEADER,
     decode_dead_letter,
@@ -55,22 +55,17 @@ pytestmark = pytest.mark.integration
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def embedder() -> EmbeddingBackend:
-    return build_backend("use")
-
-
 @pytest.fixture
-def store(tmp_path: Path, embedder: EmbeddingBackend) -> Iterator[VectorStore]:
+def store(tmp_path: Path, use_backend: EmbeddingBackend) -> Iterator[VectorStore]:
     s = open_store("local", path=str(tmp_path / "kb"), url=None, api_key=None, collection="t")
-    s.ensure_collection(embedder.dimension)
+    s.ensure_collection(use_backend.dimension)
     yield s
     s.close()
 
 
 @pytest.fixture
-def kb(embedder: EmbeddingBackend, store: VectorStore) -> InProcessKnowledgeBase:
-    return InProcessKnowledgeBase(embedder, store)
+def kb(use_backend: EmbeddingBackend, store: VectorStore) -> InProcessKnowledgeBase:
+    return InProcessKnowledgeBase(use_backend, store)
 
 
 @pytest.fixture
@@ -235,13 +230,13 @@ async def test_same_url_and_content_is_ingested_once_and_new_content_replaces_it
 
 
 async def test_unavailable_embedder_is_retried_without_committing_or_dead_lettering(
-    topics: Topics, embedder: EmbeddingBackend, store: VectorStore, dedupe: DedupeIndex
+    topics: Topics, use_backend: EmbeddingBackend, store: VectorStore, dedupe: DedupeIndex
 ) -> None:
     settings = topics.settings(partitions=1)
     url = "https://flaky.example.com/r"
     produce(topics.broker, settings.ingest_topic, [keyed(ingest_message(url, report_text("Flakyco", 2)))])
 
-    kb = FlakyKnowledgeBase(embedder, store, failures=3)
+    kb = FlakyKnowledgeBase(use_backend, store, failures=3)
     writer = RecordingWriter(kb)
     consumer = make_consumer(settings, writer, dedupe)
     await run_until(consumer, lambda: consumer.processed == 1)

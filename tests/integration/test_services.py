@@ -7,6 +7,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from fixtures.orchestrator_binding import orchestrator_binding
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from weaverbird.v1 import (
@@ -22,10 +23,8 @@ from weaverbird.v1 import (
 )
 from weaverbird_cli import commands
 from weaverbird_cli.stack import SERVICES, LocalStack
-from weaverbird_common.server import ServiceBinding, start_server
-from weaverbird_orchestrator.flow import QuestionFlow
+from weaverbird_common.server import start_server
 from weaverbird_orchestrator.peers import GrpcPeers
-from weaverbird_orchestrator.servicer import OrchestratorServicer
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
 pytestmark = pytest.mark.integration
@@ -131,15 +130,7 @@ async def test_orchestrator_reports_unavailable_dependency() -> None:
         embedder_addr="127.0.0.1:1", retriever_addr="127.0.0.1:1", generator_addr="127.0.0.1:1", embed_timeout_s=2
     )
     peers = GrpcPeers(settings)
-    running = await start_server(
-        [
-            ServiceBinding(
-                orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,
-                OrchestratorServicer(QuestionFlow(peers, settings)),
-                "weaverbird.v1.OrchestratorService",
-            )
-        ]
-    )
+    running = await start_server([orchestrator_binding(peers, settings)])
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)

@@ -126,16 +126,19 @@ async def _settle(task: asyncio.Future[Any]) -> None:
         await asyncio.sleep(0)
 
 
+async def _fail_when(release: asyncio.Event, error: Exception) -> None:
+    """A supervised loop that raises `error` once `release` is set."""
+    await release.wait()
+    raise error
+
+
 async def test_a_dying_task_turns_health_not_serving_and_is_logged(
     server: RunningServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     release = asyncio.Event()
-
-    async def loop() -> None:
-        await release.wait()
-        raise ConnectionError("broker protocol violation")
-
-    server.supervise(asyncio.create_task(loop()), "kafka consumer")
+    server.supervise(
+        asyncio.create_task(_fail_when(release, ConnectionError("broker protocol violation"))), "kafka consumer"
+    )
     assert await health_statuses(server.port, EMBEDDER) == {"": SERVING, EMBEDDER: SERVING}
     with caplog.at_level(logging.ERROR, logger="weaverbird_common.server"):
         release.set()
@@ -167,12 +170,7 @@ async def test_a_task_failing_during_shutdown_is_not_reported_as_a_death(
     server: RunningServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     release = asyncio.Event()
-
-    async def loop() -> None:
-        await release.wait()
-        raise RuntimeError("closed under me")
-
-    task = asyncio.create_task(loop())
+    task = asyncio.create_task(_fail_when(release, RuntimeError("closed under me")))
     server.supervise(task, "kafka consumer")
     await server.stop(0)
     with caplog.at_level(logging.WARNING, logger="weaverbird_common.server"):

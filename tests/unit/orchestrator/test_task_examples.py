@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from shipped_banks import shipped_rows
 from weaverbird_orchestrator.domain import Task
 from weaverbird_orchestrator.numeric_check import INSUFFICIENT, check_answer
 from weaverbird_orchestrator.settings import OrchestratorSettings
@@ -160,3 +161,10 @@ def test_lookup_bank_teaches_refusal_in_both_languages() -> None:
         rows = [r for r in _lookup_rows() if r["language"] == language]
         assert any(r["answer"].startswith(INSUFFICIENT[language]) for r in rows), language
         assert sum(not r["answer"].startswith(INSUFFICIENT[language]) for r in rows) >= 10, language
+
+
+@pytest.mark.parametrize("task", ["analysis", "extraction"])
+def test_bank_has_ten_examples_per_language_in_the_line_format(task: str) -> None:
+    rows = shipped_rows(task)
+    assert all(set(r) == {"language", "question", "answer"} for r in rows)
+    assert sum(r["language"] == "en" for r in rows) >= 10 and sum(r["language"] == "zh" for r in rows) >= 10

@@ -9,9 +9,7 @@ import warnings
 from pathlib import Path
 
 from weaverbird_eval import datasets
-
-DEFAULT_DATA = Path("..") / "shared" / "data"
-DEFAULT_OUT = Path("benchmarks") / "results" / "eval"
+from weaverbird_eval.datasets import DEFAULT_DATA, DEFAULT_OUT
 
 
 def _names(text: str) -> list[str]:

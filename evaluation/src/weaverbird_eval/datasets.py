@@ -16,6 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Where the evaluations read the shared data and write their reports (paths from the repository root).
+DEFAULT_DATA = Path("..") / "shared" / "data"
+DEFAULT_OUT = Path("benchmarks") / "results" / "eval"
+
 
 @dataclass(frozen=True)
 class Unit:

@@ -43,6 +43,7 @@ from weaverbird_orchestrator.tasks.followup import (
 from weaverbird_eval import datasets
 from weaverbird_eval.chat_generator import ChatGenerator
 from weaverbird_eval.corpus import chunk_units, corpus_catalog
+from weaverbird_eval.datasets import DEFAULT_DATA, DEFAULT_OUT
 from weaverbird_eval.metrics import collapse, score
 from weaverbird_eval.retrieval import DEPTH_CHUNKS
 from weaverbird_eval.systems import build_system
@@ -50,8 +51,6 @@ from weaverbird_eval.systems import build_system
 PAIRS = Path(__file__).parent / "data" / "followups.jsonl"
 WAYS = ("typed", "previous+typed", "rules", "llm", "reference")
 SYSTEM = "served-use"
-DEFAULT_DATA = Path("..") / "shared" / "data"
-DEFAULT_OUT = Path("benchmarks") / "results" / "eval"
 
 
 @dataclass(frozen=True)

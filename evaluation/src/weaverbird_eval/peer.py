@@ -44,11 +44,10 @@ from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.numeric_check import answer_figures, check_answer
 from weaverbird_orchestrator.tasks.review_criteria import is_claim, passage_sources, refused, sentences, uncovered
 
+from weaverbird_eval.datasets import DEFAULT_DATA, DEFAULT_OUT
 from weaverbird_eval.scoring import strict_correct
 
 QUESTIONS = Path(__file__).parent / "data" / "analytical.jsonl"
-DEFAULT_DATA = Path("..") / "shared" / "data"
-DEFAULT_OUT = Path("benchmarks") / "results" / "eval"
 SYSTEMS = ("single", "peer")
 
 

@@ -83,6 +83,12 @@ def ask(orchestrator: ScriptedOrchestrator, *args: str) -> orchestrator_pb2.AskR
     return orchestrator.requests[-1]
 
 
+def printed(orchestrator: ScriptedOrchestrator, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """What `weaverbird ask` with `args` prints."""
+    ask(orchestrator, *args)
+    return capsys.readouterr().out
+
+
 def test_task_keys_and_rounds_are_sent_and_the_task_printed(
     orchestrator: ScriptedOrchestrator, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -116,8 +122,7 @@ def test_bad_option_values_are_refused_by_the_parser(capsys: pytest.CaptureFixtu
 def test_a_calculation_prints_figures_formula_and_result_after_the_answer(
     orchestrator: ScriptedOrchestrator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ask(orchestrator, "calculate the revenue change")
-    out = capsys.readouterr().out
+    out = printed(orchestrator, capsys, "calculate the revenue change")
     assert "[stage] extract round 1 · 812ms · 2 figures" in out
     block = out[out.index("Calculation:") :]
     assert "  [1] revenue 2023 = 1,284.6 USD million" in block
@@ -130,8 +135,7 @@ def test_a_calculation_prints_figures_formula_and_result_after_the_answer(
 def test_invalid_json_is_printed_as_invalid_with_its_reasons(
     orchestrator: ScriptedOrchestrator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ask(orchestrator, "extract the holdings")
-    out = capsys.readouterr().out
+    out = printed(orchestrator, capsys, "extract the holdings")
     assert "JSON (invalid: late; missing keys: weight):" in out
     pretty = out[out.index("JSON (invalid") :].split("\n", 1)[1]
     assert pretty.startswith('{\n  "name": "Acme",\n  "share": 12.5\n}')
@@ -141,8 +145,7 @@ def test_a_chart_is_written_as_png_and_its_path_printed_after_the_stages(
     orchestrator: ScriptedOrchestrator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     charts = tmp_path / "charts"
-    ask(orchestrator, "chart revenue", "--chart-dir", str(charts))
-    out = capsys.readouterr().out
+    out = printed(orchestrator, capsys, "chart revenue", "--chart-dir", str(charts))
     lines = out.splitlines()
     plan = lines.index("[stage] plan round 1 · 30ms")
     assert lines[plan + 1 : plan + 3] == ["    - revenue 2022?", "    - 2023?"]

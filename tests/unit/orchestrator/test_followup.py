@@ -78,48 +78,67 @@ def test_a_question_that_stands_alone_needs_none(question: str, history: list[Tu
 # --- English rules ---------------------------------------------------------------------------------
 
 
-def test_a_period_follow_up_moves_every_year_of_the_last_question() -> None:
-    history = _asked("How much did Larkspur Freight's effective tax rate change between FY2021 and FY2022?")
-    assert _rules("And in 2023?", history) == (
-        "How much did Larkspur Freight's effective tax rate change between FY2022 and FY2023?"
-    )
-    assert _rules("What about FY20?", _asked("What was Larkspur Freight's capex in FY22?")) == (
-        "What was Larkspur Freight's capex in FY20?"
-    )
-
-
-def test_a_company_follow_up_replaces_the_company_and_keeps_the_rest() -> None:
-    history = _asked("Does Larkspur Freight have positive working capital based on FY2022 data?")
-    assert _rules("How about Orchard Foods?", history) == (
-        "Does Orchard Foods have positive working capital based on FY2022 data?"
-    )
-
-
-def test_pronouns_and_that_year_take_the_earlier_company_and_period() -> None:
-    history = _asked("What is the FY2019 capital expenditure for Larkspur Freight?")
-    assert _rules("And what was its net PP&E at the end of that year?", history) == (
-        "What was Larkspur Freight's net PP&E at the end of FY2019?"
-    )
-    assert _rules("Did they pay a dividend?", history) == "Did Larkspur Freight pay a dividend in FY2019?"
-
-
-def test_a_question_without_company_or_period_gets_both_appended() -> None:
-    history = _asked("What was Larkspur Freight's revenue in Q2 of FY2024?")
-    assert _rules("What was the operating margin?", history) == (
-        "What was the operating margin for Larkspur Freight in Q2 of FY2024?"
-    )
-
-
-def test_a_metric_phrase_is_asked_about_the_earlier_company_and_period() -> None:
-    history = _asked("What was Larkspur Freight's revenue in FY2022?")
-    assert _rules("What about its capex?", history) == "What about Larkspur Freight's capex in FY2022?"
-
-
-def test_chained_follow_ups_keep_company_from_the_first_turn_and_year_from_the_second() -> None:
-    history = _asked("What was Larkspur Freight's revenue in FY2018?", "And in FY2022?")
-    assert _rules("What was its net debt at the end of that year?", history) == (
-        "What was Larkspur Freight's net debt at the end of FY2022?"
-    )
+@pytest.mark.parametrize(
+    ("earlier", "follow_up", "expected"),
+    [
+        pytest.param(
+            ["How much did Larkspur Freight's effective tax rate change between FY2021 and FY2022?"],
+            "And in 2023?",
+            "How much did Larkspur Freight's effective tax rate change between FY2022 and FY2023?",
+            id="a period follow-up moves every year of the last question",
+        ),
+        pytest.param(
+            ["What was Larkspur Freight's capex in FY22?"],
+            "What about FY20?",
+            "What was Larkspur Freight's capex in FY20?",
+            id="a short fiscal year is moved too",
+        ),
+        pytest.param(
+            ["Does Larkspur Freight have positive working capital based on FY2022 data?"],
+            "How about Orchard Foods?",
+            "Does Orchard Foods have positive working capital based on FY2022 data?",
+            id="a company follow-up replaces the company and keeps the rest",
+        ),
+        pytest.param(
+            ["What is the FY2019 capital expenditure for Larkspur Freight?"],
+            "And what was its net PP&E at the end of that year?",
+            "What was Larkspur Freight's net PP&E at the end of FY2019?",
+            id="its and that year take the earlier company and period",
+        ),
+        pytest.param(
+            ["What is the FY2019 capital expenditure for Larkspur Freight?"],
+            "Did they pay a dividend?",
+            "Did Larkspur Freight pay a dividend in FY2019?",
+            id="they takes the earlier company and period",
+        ),
+        pytest.param(
+            ["What was Larkspur Freight's revenue in Q2 of FY2024?"],
+            "What was the operating margin?",
+            "What was the operating margin for Larkspur Freight in Q2 of FY2024?",
+            id="a question without company or period gets both appended",
+        ),
+        pytest.param(
+            ["What was Larkspur Freight's revenue in FY2022?"],
+            "What about its capex?",
+            "What about Larkspur Freight's capex in FY2022?",
+            id="a metric phrase is asked about the earlier company and period",
+        ),
+        pytest.param(
+            ["What was Larkspur Freight's revenue in FY2018?", "And in FY2022?"],
+            "What was its net debt at the end of that year?",
+            "What was Larkspur Freight's net debt at the end of FY2022?",
+            id="chained follow-ups keep the company from the first turn and the year from the second",
+        ),
+        pytest.param(
+            ["What was Larkspur Freight's revenue in FY2022?"],
+            "What was the cost of revenue?",
+            "What was the cost of revenue for Larkspur Freight in FY2022?",
+            id="a ticker needs capitals, so the word cost names no company",
+        ),
+    ],
+)
+def test_english_rules(earlier: list[str], follow_up: str, expected: str) -> None:
+    assert _rules(follow_up, _asked(*earlier)) == expected
 
 
 def test_only_user_turns_are_read_for_slots() -> None:
@@ -130,13 +149,6 @@ def test_only_user_turns_are_read_for_slots() -> None:
 def test_unknown_companies_are_read_from_a_possessive() -> None:
     history = [Turn("user", "What was Quillon Marine's revenue in 2021?")]
     assert rewrite_with_rules("And its net income?", history) == "What about Quillon Marine's net income in 2021?"
-
-
-def test_a_ticker_needs_capitals_so_the_word_cost_names_no_company() -> None:
-    history = _asked("What was Larkspur Freight's revenue in FY2022?")
-    assert _rules("What was the cost of revenue?", history) == (
-        "What was the cost of revenue for Larkspur Freight in FY2022?"
-    )
 
 
 # --- Chinese rules ---------------------------------------------------------------------------------

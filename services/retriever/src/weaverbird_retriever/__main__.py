@@ -33,17 +33,7 @@ async def main() -> None:
     facts = open_collection(
         path=facts_data_dir(settings.store, settings.data_dir), collection=facts_collection(settings.collection)
     )
-    servicer = RetrieverServicer(
-        store,
-        settings.max_k,
-        settings.max_upsert_batch,
-        default_mode=settings.search_mode,
-        fusion=settings.fusion,
-        prefetch=settings.prefetch,
-        lexical_weight=settings.lexical_weight,
-        figure_weight=settings.figure_weight,
-        facts=facts,
-    )
+    servicer = RetrieverServicer.from_settings(store, settings, facts=facts)
     await servicer.warm_up()
     binding = ServiceBinding(
         retriever_pb2_grpc.add_RetrieverServiceServicer_to_server,

@@ -22,6 +22,7 @@ from weaverbird_retriever.catalog import CatalogReader
 from weaverbird_retriever.convert import MODE_VALUES, MODES, chunk_to_record, filter_to_dict, hit_to_proto
 from weaverbird_retriever.facts import FactStore
 from weaverbird_retriever.lexical import encoder, term_coverage
+from weaverbird_retriever.settings import RetrieverSettings
 from weaverbird_retriever.stores import AsyncVectorStore, CollectionMissing, DimensionMismatch, VectorStore
 from weaverbird_retriever.stores.base import (
     Hit,
@@ -114,6 +115,28 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         # Only creating the collection is serialised; every other call runs concurrently.
         self._create_lock = asyncio.Lock()
         self._facts = FactStore(facts) if facts is not None else None
+
+    @classmethod
+    def from_settings(
+        cls,
+        store: AsyncVectorStore | VectorStore,
+        settings: RetrieverSettings,
+        *,
+        facts: AsyncVectorStore | VectorStore | None = None,
+        figure_weight: float | None = None,
+    ) -> RetrieverServicer:
+        """The servicer with the search knobs of `settings` (figure_weight overrides the settings')."""
+        return cls(
+            store,
+            settings.max_k,
+            settings.max_upsert_batch,
+            default_mode=settings.search_mode,
+            fusion=settings.fusion,
+            prefetch=settings.prefetch,
+            lexical_weight=settings.lexical_weight,
+            figure_weight=settings.figure_weight if figure_weight is None else figure_weight,
+            facts=facts,
+        )
 
     async def warm_up(self) -> None:
         """Reads the collection once before serving (dimension, and the points gauge for dashboards);

@@ -24,6 +24,10 @@ class CliSettings(BaseSettings):
     )
     base_port: int = Field(50051, ge=1024, le=65000, description="`up`: first of five consecutive gRPC ports.")
     data_dir: str = Field("var", description="`up`: where the knowledge base and model files live.")
+    data: Path = Field(
+        Path("../shared/data"),
+        description="`train`: the shared data folder (sources, and the evaluation questions kept out of training).",
+    )
     generator_model: str = Field(
         "qwen2.5-coder-1.5b", description="`up`: GGUF model for the local llama.cpp server (name or path)."
     )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-DEFAULT_DATA = Path("../shared/data")
+from weaverbird_cli.settings import CliSettings
+
 DEFAULT_OUT = Path("var/training")
 
 
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--data",
         type=Path,
-        default=Path(os.environ.get("WEAVERBIRD_DATA", DEFAULT_DATA)),
+        default=CliSettings().data,
         help="shared data folder: sources and the evaluation questions kept out",
     )
     parser.add_argument("--seed", type=int, default=13)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from weaverbird_gateway import sites
 from weaverbird_gateway.credentials import check_authorization
 from weaverbird_gateway.errors import GatewayError
 from weaverbird_gateway.settings import GatewaySettings
+from weaverbird_gateway.uploads import counting_receive
 
 # Probes reach a pod by its IP, which no setting can list; they answer with nothing worth rebinding for.
 _PROBES = frozenset({"/healthz", "/readyz"})
@@ -51,7 +52,9 @@ class RequestGuard:
             response = JSONResponse(refusal.body(), status_code=refusal.status, headers=refusal.headers)
             await response(scope, receive, send)
             return
-        await self.app(scope, receive if limit is None else _capped(receive, limit), send)
+        if limit is not None:
+            receive = counting_receive(receive, limit, lambda: BodyTooLarge(limit))
+        await self.app(scope, receive, send)
 
     def _check(self, scope: Scope, headers: Headers, path: str, limit: int | None) -> None:
         self._check_head_size(scope)
@@ -94,19 +97,3 @@ class RequestGuard:
                 "cross-site request refused: writes are accepted from this site's own pages only",
                 "PERMISSION_DENIED",
             )
-
-
-def _capped(receive: Receive, limit: int) -> Receive:
-    """`receive` that raises BodyTooLarge once the body passes `limit` (a chunked body has no length)."""
-    received = 0
-
-    async def wrapped() -> Message:
-        nonlocal received
-        message = await receive()
-        if message["type"] == "http.request":
-            received += len(message.get("body", b""))
-            if received > limit:
-                raise BodyTooLarge(limit)
-        return message
-
-    return wrapped

@@ -7,6 +7,7 @@ here, mounted beside the app's routes, so the app keeps its own FastAPI object a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import fastapi_offline
@@ -25,27 +26,33 @@ def install(app: FastAPI, static_dir: str) -> None:
     docs_url=None and redoc_url=None."""
     app.mount(ASSETS_URL, StaticFiles(directory=str(DOCS_ASSETS)), name="static-docs")
 
-    @app.get("/docs", include_in_schema=False)
-    async def swagger_ui(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(
+    def page(path: str, build: Callable[[str], HTMLResponse]) -> None:
+        # The pages link their assets below the root path the gateway is served under.
+        async def endpoint(request: Request) -> HTMLResponse:
+            return build(request.scope.get("root_path", ""))
+
+        app.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
+
+    page(
+        "/docs",
+        lambda root: get_swagger_ui_html(
             openapi_url=f"{root}{app.openapi_url}",
             title=f"{app.title} - Swagger UI",
             swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
             swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
             swagger_favicon_url=f"{root}{FAVICON_URL}",
-        )
-
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return get_redoc_html(
+        ),
+    )
+    page(
+        "/redoc",
+        lambda root: get_redoc_html(
             openapi_url=f"{root}{app.openapi_url}",
             title=f"{app.title} - ReDoc",
             redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
             redoc_favicon_url=f"{root}{FAVICON_URL}",
             with_google_fonts=False,
-        )
+        ),
+    )
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

@@ -5,6 +5,7 @@ of path parts and control characters before it becomes a source or a title."""
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from starlette.types import Message, Receive
@@ -68,8 +69,8 @@ def check_declared_length(content_length: str | None, limit_bytes: int) -> None:
         raise too_large(limit_bytes)
 
 
-def capped_receive(receive: Receive, limit_bytes: int) -> Receive:
-    """`receive` that raises 413 once the body passes the limit (for chunked uploads with no length)."""
+def counting_receive(receive: Receive, limit: int, error: Callable[[], Exception]) -> Receive:
+    """`receive` that raises error() once the body passes `limit` bytes (a chunked body has no length)."""
     received = 0
 
     async def wrapped() -> Message:
@@ -77,8 +78,13 @@ def capped_receive(receive: Receive, limit_bytes: int) -> Receive:
         message = await receive()
         if message["type"] == "http.request":
             received += len(message.get("body", b""))
-            if received > limit_bytes + MULTIPART_OVERHEAD:
-                raise too_large(limit_bytes)
+            if received > limit:
+                raise error()
         return message
 
     return wrapped
+
+
+def capped_receive(receive: Receive, limit_bytes: int) -> Receive:
+    """`receive` that raises 413 once the body passes the limit (for chunked uploads with no length)."""
+    return counting_receive(receive, limit_bytes + MULTIPART_OVERHEAD, lambda: too_large(limit_bytes))

@@ -7,7 +7,7 @@ passage it cites and chooses bar / line / pie from the question or the data.
 
 from __future__ import annotations
 
-from weaverbird_generator.tasks.common import JSON_ONLY, TaskRequest, copy_rules, grounded_request, task_messages
+from weaverbird_generator.tasks.common import TaskRequest, copy_rules, json_messages
 
 FOCUS = False  # a chart needs every row of a table, not only the rows that share words with the question
 MAX_TOKENS = 400
@@ -42,5 +42,4 @@ _SYSTEM = {
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    user = grounded_request(request, JSON_ONLY[request.language])
-    return task_messages(_SYSTEM[request.language], request.examples, user)
+    return json_messages(_SYSTEM, request)

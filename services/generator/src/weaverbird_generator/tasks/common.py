@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from weaverbird_generator.prompt import Language, Passage, format_passages, neutralise
@@ -64,6 +64,12 @@ def grounded_request(request: TaskRequest, reminder: str = "") -> str:
     if reminder:
         parts.append(reminder)
     return "\n\n".join(parts)
+
+
+def json_messages(system: Mapping[str, str], request: TaskRequest) -> list[dict[str, str]]:
+    """The chat of a task that answers in JSON from the passages (chart data, extraction)."""
+    user = grounded_request(request, JSON_ONLY[request.language])
+    return task_messages(system[request.language], request.examples, user)
 
 
 def task_messages(system: str, examples: Sequence[Example], user: str) -> list[dict[str, str]]:

@@ -8,7 +8,7 @@ far better than it converts, and code can read "<figure> million" exactly.
 
 from __future__ import annotations
 
-from weaverbird_generator.tasks.common import JSON_ONLY, TaskRequest, copy_rules, grounded_request, task_messages
+from weaverbird_generator.tasks.common import TaskRequest, copy_rules, json_messages
 
 FOCUS = False  # a table must reach the model whole: focusing keeps only rows that share words with the question
 MAX_TOKENS = 400
@@ -38,5 +38,4 @@ _SYSTEM = {
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    user = grounded_request(request, JSON_ONLY[request.language])
-    return task_messages(_SYSTEM[request.language], request.examples, user)
+    return json_messages(_SYSTEM, request)

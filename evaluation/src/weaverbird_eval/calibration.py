@@ -10,13 +10,14 @@ missing from the KB would wrongly stay local.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from weaverbird_eval.corpus import chunk_units
 from weaverbird_eval.datasets import EvalSet, is_held_out
+from weaverbird_eval.plotting import pyplot, save_figure
 from weaverbird_eval.systems import DenseSystem
 
 QUANTILE = 0.01
@@ -151,11 +152,7 @@ def markdown(results: list[Calibration]) -> str:
 
 def plot(results: list[Calibration], scores: dict[str, list[PairScores]], path: Path) -> None:
     """Per embedder: histogram of positive scores against top-1 negatives, with c marked."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 3.6), squeeze=False)
     for ax, r in zip(axes[0], results, strict=True):
         pos = np.concatenate([s.positive for s in scores[r.backend]])
@@ -168,11 +165,4 @@ def plot(results: list[Calibration], scores: dict[str, list[PairScores]], path: 
         ax.set_xlabel("cosine similarity")
         ax.set_ylabel("questions")
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def as_json(results: list[Calibration]) -> list[dict]:
-    return [asdict(r) for r in results]
+    save_figure(fig, path)

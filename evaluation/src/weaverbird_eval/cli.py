@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import warnings
+from dataclasses import asdict
 from pathlib import Path
 
 from weaverbird_eval import datasets
@@ -46,7 +47,7 @@ def run_retrieval(args: argparse.Namespace) -> int:
     if not rows:
         return 1
     retrieval.plot(rows, args.out / "retrieval.png")
-    _write(args.out, "retrieval", retrieval.markdown(rows), retrieval.as_json(rows))
+    _write(args.out, "retrieval", retrieval.markdown(rows), [asdict(r) for r in rows])
     return 0
 
 
@@ -68,7 +69,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         results.append(result)
         scores[name] = pairs
     calibration.plot(results, scores, args.out / "calibration.png")
-    _write(args.out, "calibration", calibration.markdown(results), calibration.as_json(results))
+    _write(args.out, "calibration", calibration.markdown(results), [asdict(r) for r in results])
     return 0
 
 

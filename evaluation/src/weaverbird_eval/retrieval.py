@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy as np
 from weaverbird_eval.corpus import chunk_units
 from weaverbird_eval.datasets import EvalSet, is_held_out
 from weaverbird_eval.metrics import KS, collapse, score
+from weaverbird_eval.plotting import pyplot, save_figure
 from weaverbird_eval.systems import build_system
 
 DEPTH_CHUNKS = 100  # chunks fetched per query before collapsing to units; >= 10 units in practice
@@ -129,11 +130,7 @@ def markdown(rows: list[RetrievalRow]) -> str:
 
 def plot(rows: list[RetrievalRow], path: Path) -> None:
     """R@k against k, one panel per dataset (and corpus cut), one line per system."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     panels = list(dict.fromkeys((r.dataset, r.corpus) for r in rows))
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
     for ax, (dataset, corpus) in zip(axes[0], panels, strict=True):
@@ -147,11 +144,4 @@ def plot(rows: list[RetrievalRow], path: Path) -> None:
         ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def as_json(rows: list[RetrievalRow]) -> list[dict]:
-    return [asdict(r) for r in rows]
+    save_figure(fig, path)

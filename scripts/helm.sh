@@ -20,25 +20,14 @@ readonly HELM_SHA256="210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d
 
 log() { echo "helm.sh: $*" >&2; }
 
-if [[ -n "${HELM_BIN:-}" ]]; then
-  if ! "$HELM_BIN" version --short 2>/dev/null | grep -q '^v4\.'; then
-    log "HELM_BIN=$HELM_BIN is not a Helm v4 binary"
-    exit 1
-  fi
-  echo "$HELM_BIN"
-  exit 0
-fi
-
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tools="${WEAVERBIRD_TOOLS_DIR:-$repo/var/tools}"
-dest="$tools/helm-$HELM_VERSION/helm"
-
+is_v4() { "$1" version --short 2>/dev/null | grep -q '^v4\.'; }
 sha_ok() { [[ -x "$1" ]] && [[ "$(sha256sum "$1" | cut -d' ' -f1)" == "$HELM_SHA256" ]]; }
 
-if sha_ok "$dest"; then
-  echo "$dest"
-  exit 0
-fi
+# shellcheck source=scripts/tool_cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tool_cache.sh"
+use_given HELM_BIN "${HELM_BIN:-}" is_v4 "is not a Helm v4 binary"
+dest="$tools/helm-$HELM_VERSION/helm"
+use_cached "$dest" sha_ok
 
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) ;;

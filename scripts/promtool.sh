@@ -17,23 +17,11 @@ log() { echo "promtool.sh: $*" >&2; }
 
 works() { [[ -x "$1" ]] && "$1" --version >/dev/null 2>&1; }
 
-if [[ -n "${PROMTOOL_BIN:-}" ]]; then
-  if ! works "$PROMTOOL_BIN"; then
-    log "PROMTOOL_BIN=$PROMTOOL_BIN does not run"
-    exit 1
-  fi
-  echo "$PROMTOOL_BIN"
-  exit 0
-fi
-
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-tools="${WEAVERBIRD_TOOLS_DIR:-$repo/var/tools}"
+# shellcheck source=scripts/tool_cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/tool_cache.sh"
+use_given PROMTOOL_BIN "${PROMTOOL_BIN:-}" works "does not run"
 dest="$tools/promtool/promtool"
-
-if works "$dest"; then
-  echo "$dest"
-  exit 0
-fi
+use_cached "$dest" works
 
 found="$(command -v promtool || true)"
 if [[ -z "$found" ]]; then

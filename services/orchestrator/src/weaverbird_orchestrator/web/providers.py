@@ -62,6 +62,16 @@ class _JsonApi:
             raise WebSearchFailed("invalid JSON response") from None
 
 
+class _KeyedApi(_JsonApi):
+    """A hosted API called with a key, at its own address unless a base URL is given (tests: a fake)."""
+
+    default_url = ""
+
+    def __init__(self, api_key: str, base_url: str | None = None) -> None:
+        super().__init__(self.default_url if base_url is None else base_url)
+        self._api_key = api_key
+
+
 class SearxngProvider(_JsonApi):
     """A SearxNG instance's JSON API (`json` must be listed under `search.formats` in its settings).
 
@@ -77,7 +87,7 @@ class SearxngProvider(_JsonApi):
         return _parse(_path(data, "results"), "content", count)
 
 
-class BraveProvider(_JsonApi):
+class BraveProvider(_KeyedApi):
     """Brave Search API (web search endpoint).
 
     Args:
@@ -86,10 +96,7 @@ class BraveProvider(_JsonApi):
     """
 
     name = "brave"
-
-    def __init__(self, api_key: str, base_url: str = "https://api.search.brave.com") -> None:
-        super().__init__(base_url)
-        self._api_key = api_key
+    default_url = "https://api.search.brave.com"
 
     async def search(self, query: str, count: int, timeout_s: float) -> list[SearchResult]:
         """See `SearchProvider.search`."""
@@ -105,7 +112,7 @@ class BraveProvider(_JsonApi):
         return _parse(results, "description", count)
 
 
-class TavilyProvider(_JsonApi):
+class TavilyProvider(_KeyedApi):
     """Tavily search API.
 
     Args:
@@ -114,10 +121,7 @@ class TavilyProvider(_JsonApi):
     """
 
     name = "tavily"
-
-    def __init__(self, api_key: str, base_url: str = "https://api.tavily.com") -> None:
-        super().__init__(base_url)
-        self._api_key = api_key
+    default_url = "https://api.tavily.com"
 
     async def search(self, query: str, count: int, timeout_s: float) -> list[SearchResult]:
         """See `SearchProvider.search`."""
@@ -151,7 +155,7 @@ def build_provider(name: str, *, base_url: str | None, api_key: str | None) -> S
         if not api_key:
             raise ProviderConfigError(f"{key} needs an API key")
         cls = BraveProvider if key == "brave" else TavilyProvider
-        return cls(api_key, base_url) if base_url else cls(api_key)
+        return cls(api_key, base_url or None)
     raise ProviderConfigError(f"unknown search provider {name!r}; choose one of {', '.join(PROVIDERS)}")
 
 

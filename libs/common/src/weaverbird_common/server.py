@@ -7,6 +7,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import grpc
@@ -40,6 +41,12 @@ class ServiceBinding:
     add_to_server: Callable[[Any, grpc.aio.Server], None]
     servicer: Any
     full_name: str  # e.g. weaverbird_pb2.DESCRIPTOR.services_by_name["X"].full_name
+
+    @classmethod
+    def of(cls, pb2: ModuleType, pb2_grpc: ModuleType, service: str, servicer: Any) -> ServiceBinding:
+        """The binding of `service` (e.g. "RetrieverService") read from its generated modules."""
+        add = getattr(pb2_grpc, f"add_{service}Servicer_to_server")
+        return cls(add, servicer, pb2.DESCRIPTOR.services_by_name[service].full_name)
 
 
 @dataclass

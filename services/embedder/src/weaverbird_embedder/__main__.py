@@ -18,11 +18,7 @@ async def main() -> None:
     configure_logging(settings.log_level, "embedder")
     backend = build_backend(settings.backend, model_path=settings.model_path, device=settings.device)
     servicer = EmbedderServicer(backend, settings.max_batch, settings.max_text_chars)
-    binding = ServiceBinding(
-        embedder_pb2_grpc.add_EmbedderServiceServicer_to_server,
-        servicer,
-        embedder_pb2.DESCRIPTOR.services_by_name["EmbedderService"].full_name,
-    )
+    binding = ServiceBinding.of(embedder_pb2, embedder_pb2_grpc, "EmbedderService", servicer)
     await serve_forever("embedder", settings, [binding], on_stop=servicer.close)
 
 

@@ -50,11 +50,7 @@ async def main() -> None:
         # Before serving: the health check then also means "the rules are read", and a 2-core box is
         # not asked to read them while it answers a first question.
         await servicer.warm_up()
-    binding = ServiceBinding(
-        generator_pb2_grpc.add_GeneratorServiceServicer_to_server,
-        servicer,
-        generator_pb2.DESCRIPTOR.services_by_name["GeneratorService"].full_name,
-    )
+    binding = ServiceBinding.of(generator_pb2, generator_pb2_grpc, "GeneratorService", servicer)
 
     async def stop_llama() -> None:
         if llama is not None:

@@ -64,8 +64,10 @@ async def main() -> None:
         metrics_task = asyncio.create_task(export_forever(consumer), name="consumer-metrics")
         supervised = {"kafka consumer": consumer_task, "consumer metrics exporter": metrics_task}
 
-    binding = ServiceBinding(
-        ingester_pb2_grpc.add_IngesterServiceServicer_to_server,
+    binding = ServiceBinding.of(
+        ingester_pb2,
+        ingester_pb2_grpc,
+        "IngesterService",
         IngesterServicer(
             writer,
             max_bytes,
@@ -74,7 +76,6 @@ async def main() -> None:
             url_guard=guard,
             admin=KnowledgeBaseAdmin(kb, dedupe),
         ),
-        ingester_pb2.DESCRIPTOR.services_by_name["IngesterService"].full_name,
     )
 
     async def stop() -> None:

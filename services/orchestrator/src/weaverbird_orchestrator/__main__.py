@@ -55,10 +55,8 @@ async def main() -> None:
         await asyncio.to_thread(warm_up_chinese_names)  # jieba's dictionary: ~2 s once, not on a question
     publisher = IngestPublisher(settings.kafka) if settings.kafka else None
     flow = QuestionFlow(peers, settings, web, publisher, build_reranker(settings))
-    binding = ServiceBinding(
-        orchestrator_pb2_grpc.add_OrchestratorServiceServicer_to_server,
-        OrchestratorServicer(flow),
-        orchestrator_pb2.DESCRIPTOR.services_by_name["OrchestratorService"].full_name,
+    binding = ServiceBinding.of(
+        orchestrator_pb2, orchestrator_pb2_grpc, "OrchestratorService", OrchestratorServicer(flow)
     )
 
     async def stop() -> None:

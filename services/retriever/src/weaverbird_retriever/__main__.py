@@ -35,11 +35,7 @@ async def main() -> None:
     )
     servicer = RetrieverServicer.from_settings(store, settings, facts=facts)
     await servicer.warm_up()
-    binding = ServiceBinding(
-        retriever_pb2_grpc.add_RetrieverServiceServicer_to_server,
-        servicer,
-        retriever_pb2.DESCRIPTOR.services_by_name["RetrieverService"].full_name,
-    )
+    binding = ServiceBinding.of(retriever_pb2, retriever_pb2_grpc, "RetrieverService", servicer)
 
     async def close() -> None:
         try:

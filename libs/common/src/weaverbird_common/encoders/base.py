@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Literal, Protocol, runtime_checkable
 
@@ -58,3 +59,25 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     # An all-zero row stays zero instead of turning into NaNs that would poison the index.
     np.maximum(norms, 1e-12, out=norms)
     return out / norms
+
+
+class LockedModelBackend:
+    """embed() of a backend whose model runs one batch at a time in this process: inputs checked, an
+    empty batch answered without the model, unit rows out. Subclasses set `dimension` and write _encode."""
+
+    dimension: int
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
+        items = check_inputs(texts, kind)
+        if not items:
+            return empty_embeddings(self.dimension)
+        with self._lock:
+            vectors = self._encode(items, kind)
+        return unit_rows(vectors)
+
+    def _encode(self, items: list[str], kind: Kind) -> np.ndarray:
+        """The model's vectors for a non-empty batch (called under the lock)."""
+        raise NotImplementedError

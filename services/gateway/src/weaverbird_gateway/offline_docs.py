@@ -7,6 +7,7 @@ here, mounted beside the app's routes, so the app keeps its own FastAPI object a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,32 +27,29 @@ def install(app: FastAPI, static_dir: str) -> None:
     docs_url=None and redoc_url=None."""
     app.mount(ASSETS_URL, StaticFiles(directory=str(DOCS_ASSETS)), name="static-docs")
 
-    def page(path: str, build: Callable[[str], HTMLResponse]) -> None:
-        # The pages link their assets below the root path the gateway is served under.
+    def page(path: str, build: Callable[..., HTMLResponse], title: str, **assets: str) -> None:
+        # The page and its assets are linked below the root path the gateway is served under.
         async def endpoint(request: Request) -> HTMLResponse:
-            return build(request.scope.get("root_path", ""))
+            root = request.scope.get("root_path", "")
+            links = {name: f"{root}{url}" for name, url in assets.items()}
+            return build(openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} - {title}", **links)
 
         app.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
 
     page(
         "/docs",
-        lambda root: get_swagger_ui_html(
-            openapi_url=f"{root}{app.openapi_url}",
-            title=f"{app.title} - Swagger UI",
-            swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{FAVICON_URL}",
-        ),
+        get_swagger_ui_html,
+        "Swagger UI",
+        swagger_js_url=f"{ASSETS_URL}/swagger-ui-bundle.js",
+        swagger_css_url=f"{ASSETS_URL}/swagger-ui.css",
+        swagger_favicon_url=FAVICON_URL,
     )
     page(
         "/redoc",
-        lambda root: get_redoc_html(
-            openapi_url=f"{root}{app.openapi_url}",
-            title=f"{app.title} - ReDoc",
-            redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-            redoc_favicon_url=f"{root}{FAVICON_URL}",
-            with_google_fonts=False,
-        ),
+        functools.partial(get_redoc_html, with_google_fonts=False),
+        "ReDoc",
+        redoc_js_url=f"{ASSETS_URL}/redoc.standalone.js",
+        redoc_favicon_url=FAVICON_URL,
     )
 
     @app.get("/favicon.ico", include_in_schema=False)

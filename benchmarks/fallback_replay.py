@@ -42,7 +42,8 @@ from weaverbird_common.docs.metadata import metadata_from_filename
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # reuse the test servers
 
-from fixtures.web_servers import PageServer, SearchHit, SearchServer
+from fixtures.search_server import SearchHit, SearchServer
+from fixtures.web_servers import PageServer
 from weaverbird_eval.financebench_kb import page_documents
 
 from benchmarks.financebench import DEFAULT_DATA, Question, questions

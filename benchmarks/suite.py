@@ -53,6 +53,11 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 
 
+def _table_head(*columns: str) -> list[str]:
+    """The blank line, header row and separator row that open a section's table."""
+    return ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+
+
 def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
     return f"{block[key]:.1f}" if block else "n/a"
 
@@ -63,9 +68,7 @@ def _local_path(r: dict[str, Any]) -> list[str]:
         f"{r.get('catalog_companies', 0)} companies in the KB catalog (filters from the question), query vectors from "
         f"{'the orchestrator itself' if r.get('query_embedder') == 'in_process' else 'the embedder service'}, "
         "generation excluded.",
-        "",
-        "| step | p50 ms | p99 ms |",
-        "|---|---|---|",
+        *_table_head("step", "p50 ms", "p99 ms"),
         *(
             f"| {label} | {_ms(r[key])} | {_ms(r[key], 'p99_ms')} |"
             for label, key in (
@@ -112,9 +115,7 @@ def _fact_answers(r: dict[str, Any]) -> list[str]:
 def _ingest(r: dict[str, Any]) -> list[str]:
     return [
         f"{r['documents']} FinanceBench pages as documents ({r['chunks']} chunks) through Kafka and the ingester.",
-        "",
-        "| measure | value |",
-        "|---|---|",
+        *_table_head("measure", "value"),
         f"| ingest throughput | {r['chunks_per_s']:.1f} chunks/s ({r['documents_per_s']:.1f} documents/s) |",
         f"| bare embedding | {r['bare_embedding_chunks_per_s']:.1f} chunks/s |",
         f"| ratio ingest / bare embedding | **{r['ratio_to_bare_embedding']:.2f}** |",
@@ -126,9 +127,7 @@ def _concurrency(r: dict[str, Any]) -> list[str]:
     lines = [
         f"Closed-loop clients against the orchestrator; model {r['model']}; KB {r['kb']}; "
         f"Ask with max_tokens {r['max_tokens']}.",
-        "",
-        "| mode | clients | requests | errors | req/s | p50 ms | p99 ms | first token p50 ms |",
-        "|---|---|---|---|---|---|---|---|",
+        *_table_head("mode", "clients", "requests", "errors", "req/s", "p50 ms", "p99 ms", "first token p50 ms"),
     ]
     for lv in r["levels"]:
         first = lv.get("first_token")
@@ -144,9 +143,7 @@ def _ttft(r: dict[str, Any]) -> list[str]:
     lines = [
         f"{r['model_note']}; {r['passages_per_prompt']} passages of about {r['passage_tokens_estimate']} "
         "tokens per prompt, through the generator's GenerateStream.",
-        "",
-        "| language | prompt tokens | TTFT p50 ms | TTFT p99 ms | prompt tok/s | decode tok/s |",
-        "|---|---|---|---|---|---|",
+        *_table_head("language", "prompt tokens", "TTFT p50 ms", "TTFT p99 ms", "prompt tok/s", "decode tok/s"),
     ]
     for lang, s in r["by_language"].items():
         lines.append(
@@ -160,9 +157,7 @@ def _prompt_reading(r: dict[str, Any]) -> list[str]:
     lines = [
         f"{r['model_note']}; llama.cpp server alone, {r['prompts']} RAG prompts per start, {r['rounds']} starts per "
         "variant (alternating), prompt cache off; llama.cpp's own timings.",
-        "",
-        "| weights | prompt tokens | prompt tok/s p50 | decode tok/s p50 |",
-        "|---|---|---|---|",
+        *_table_head("weights", "prompt tokens", "prompt tok/s p50", "decode tok/s p50"),
     ]
     for name, s in r["variants"].items():
         lines.append(
@@ -181,10 +176,16 @@ def _answer_ttft(r: dict[str, Any]) -> list[str]:
     lines = [
         f"{r['model']}; questions through AskStream on the running stack (demo notes + FinanceBench KB). "
         "TTFT and total over the answers the model wrote (gate refusals counted apart).",
-        "",
-        "| configuration | questions | TTFT p50 s | TTFT p95 s | total p50 s | prompt tokens | cached tokens | "
-        "right figure |",
-        "|---|---|---|---|---|---|---|---|",
+        *_table_head(
+            "configuration",
+            "questions",
+            "TTFT p50 s",
+            "TTFT p95 s",
+            "total p50 s",
+            "prompt tokens",
+            "cached tokens",
+            "right figure",
+        ),
     ]
     for name, by_set in r["results"].items():
         for kind, s in by_set.items():
@@ -210,10 +211,15 @@ def _fallback_replay(r: dict[str, Any]) -> list[str]:
         f"{r['questions']} FinanceBench questions in a seeded random order; their {r['filings_on_web']} filings "
         f"start on the (local) web, the KB starts with the demo notes; embedder `{r['embedder']}`, "
         f"c = {r['threshold_c']}, coverage gate {'on' if r.get('coverage_gate') else 'off'}.",
-        "",
-        "| window | questions | fallback rate | local | local, top passage from own filing | documents queued "
-        "| KB points |",
-        "|---|---|---|---|---|---|---|",
+        *_table_head(
+            "window",
+            "questions",
+            "fallback rate",
+            "local",
+            "local, top passage from own filing",
+            "documents queued",
+            "KB points",
+        ),
     ]
     rows = [*r["first_pass"], *([{**r["second_pass"], "window": "second pass"}] if r.get("second_pass") else [])]
     for w in rows:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -59,3 +60,20 @@ class BaseServiceSettings(BaseSettings):
         if any(files) and not all(files):
             raise ValueError("set TLS_CERT_FILE, TLS_KEY_FILE and TLS_CA_FILE together, or none of them")
         return self
+
+
+def ssrf_allow_hosts_field() -> Any:
+    """The setting of a service that fetches URLs: hosts its SSRF block lets through (ingester, orchestrator)."""
+    return Field(
+        default_factory=list,
+        description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
+    )
+
+
+def ssrf_private_names_field(examples: str) -> Any:
+    """The setting that lets allow-listed names resolve to private addresses; `examples`: who needs it."""
+    return Field(
+        False,
+        description=f"Let allow-listed host NAMES resolve to private addresses ({examples}); "
+        "by default an allow-listed name must still resolve to public addresses.",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import SettingsConfigDict
 from weaverbird_common.kafka_config import KafkaSettings
-from weaverbird_common.settings import BaseServiceSettings
+from weaverbird_common.settings import BaseServiceSettings, ssrf_allow_hosts_field, ssrf_private_names_field
 
 
 class IngesterSettings(BaseServiceSettings):
@@ -25,15 +25,8 @@ class IngesterSettings(BaseServiceSettings):
     call_timeout_s: float = Field(120.0, gt=0, description="Deadline of one embedder or retriever call.")
     data_dir: str = Field("var/ingester", description="Where the dedupe index (sqlite) lives.")
     fetch_timeout_s: float = Field(10.0, gt=0, description="Deadline of fetching one URL to add.")
-    fetch_allow_hosts: list[str] = Field(
-        default_factory=list,
-        description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
-    )
-    fetch_allow_private_names: bool = Field(
-        False,
-        description="Let allow-listed host NAMES resolve to private addresses (an intranet site users may add); "
-        "by default an allow-listed name must still resolve to public addresses.",
-    )
+    fetch_allow_hosts: list[str] = ssrf_allow_hosts_field()
+    fetch_allow_private_names: bool = ssrf_private_names_field("an intranet site users may add")
     consume_concurrency: int = Field(4, ge=1, le=64, description="Documents from Kafka processed at once.")
     kafka: KafkaSettings | None = Field(
         None, description="Kafka ingest topic to consume (INGESTER_KAFKA__BOOTSTRAP_SERVERS, ...); unset = RPC only."

@@ -8,7 +8,7 @@ from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import SettingsConfigDict
 from weaverbird_common.coverage import MIN_TERM_COVERAGE
 from weaverbird_common.kafka_config import KafkaSettings
-from weaverbird_common.settings import BaseServiceSettings
+from weaverbird_common.settings import BaseServiceSettings, ssrf_allow_hosts_field, ssrf_private_names_field
 
 from weaverbird_orchestrator.web.web_path import DEFAULT_MAX_CHUNKS
 
@@ -114,15 +114,8 @@ class OrchestratorSettings(BaseServiceSettings):
         description="Most web chunks embedded for one question (taken from every usable page in turn): a few "
         "long pages must not make the request embed thousands of chunks after the fetch deadline.",
     )
-    web_allow_hosts: list[str] = Field(
-        default_factory=list,
-        description="Hosts (or IP, CIDR, host:port) exempt from the private-address SSRF block (JSON list).",
-    )
-    web_allow_private_names: bool = Field(
-        False,
-        description="Let allow-listed host NAMES resolve to private addresses (tests, an internal search "
-        "service); by default an allow-listed name must still resolve to public addresses.",
-    )
+    web_allow_hosts: list[str] = ssrf_allow_hosts_field()
+    web_allow_private_names: bool = ssrf_private_names_field("tests, an internal search service")
     kafka: KafkaSettings | None = Field(
         None, description="Kafka for publishing web documents to ingest (ORCHESTRATOR_KAFKA__BOOTSTRAP_SERVERS, ...)."
     )

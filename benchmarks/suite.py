@@ -58,6 +58,11 @@ def _table_head(*columns: str) -> list[str]:
     return ["", "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
 
 
+def _row(*cells: object) -> str:
+    """One table row (cells as they print)."""
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
 def _ms(block: dict[str, Any] | None, key: str = "p50_ms") -> str:
     return f"{block[key]:.1f}" if block else "n/a"
 
@@ -132,10 +137,11 @@ def _concurrency(r: dict[str, Any]) -> list[str]:
     for lv in r["levels"]:
         first = lv.get("first_token")
         errors = lv["errors"] if not lv["errors_by_code"] else f"{lv['errors']} {lv['errors_by_code']}"
+        latency = lv["latency"]
         lines.append(
-            f"| {lv['mode']} | {lv['clients']} | {lv['requests']} | {errors} | {lv['throughput_rps']:.1f} | "
-            f"{_ms(lv['latency'])} | {_ms(lv['latency'], 'p99_ms')} | {_ms(first) if first else '-'} |"
-        )
+            _row(lv["mode"], lv["clients"], lv["requests"], errors, f"{lv['throughput_rps']:.1f}", _ms(latency),
+                 _ms(latency, "p99_ms"), _ms(first) if first else "-")
+        )  # fmt: skip
     return lines
 
 
@@ -146,9 +152,10 @@ def _ttft(r: dict[str, Any]) -> list[str]:
         *_table_head("language", "prompt tokens", "TTFT p50 ms", "TTFT p99 ms", "prompt tok/s", "decode tok/s"),
     ]
     for lang, s in r["by_language"].items():
+        ttft = s["ttft"]
+        speeds = f"{s['prompt_tokens_per_s_p50']:.1f}", f"{s['decode_tokens_per_s_p50']:.1f}"
         lines.append(
-            f"| {lang} | {s['prompt_tokens_mean']:.0f} | {s['ttft']['p50_ms']:.0f} | {s['ttft']['p99_ms']:.0f} | "
-            f"{s['prompt_tokens_per_s_p50']:.1f} | {s['decode_tokens_per_s_p50']:.1f} |"
+            _row(lang, f"{s['prompt_tokens_mean']:.0f}", f"{ttft['p50_ms']:.0f}", f"{ttft['p99_ms']:.0f}", *speeds)
         )
     return lines
 
@@ -159,11 +166,11 @@ def _prompt_reading(r: dict[str, Any]) -> list[str]:
         "variant (alternating), prompt cache off; llama.cpp's own timings.",
         *_table_head("weights", "prompt tokens", "prompt tok/s p50", "decode tok/s p50"),
     ]
-    for name, s in r["variants"].items():
-        lines.append(
-            f"| {name} | {s['prompt_tokens_mean']:.0f} | {s['prompt_tokens_per_s_p50']:.1f} | "
-            f"{s['decode_tokens_per_s_p50']:.1f} |"
-        )
+    lines += [
+        _row(name, f"{s['prompt_tokens_mean']:.0f}", f"{s['prompt_tokens_per_s_p50']:.1f}",
+             f"{s['decode_tokens_per_s_p50']:.1f}")
+        for name, s in r["variants"].items()
+    ]  # fmt: skip
     lines += [
         "",
         f"plain / repacked: prompt reading **{r['prompt_speed_ratio_plain_over_repacked']:.2f}x**, decode "

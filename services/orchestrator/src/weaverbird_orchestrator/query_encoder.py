@@ -1,7 +1,7 @@
 """Query vectors computed in the orchestrator's own process (ORCHESTRATOR_QUERY_EMBEDDER=in_process).
 
-On one machine the embedder hop costs about as much as the query embedding itself (README, "Local
-retrieval path"). This wrapper loads the same embedding backend here for queries only; passages (web
+On one machine the embedder hop costs about as much as the query embedding itself (docs/results/latency.md,
+"Local retrieval path"). This wrapper loads the same embedding backend here for queries only; passages (web
 pages) and the model description still go to the embedder service. Before the first query it checks
 that both sides run the same model, so query vectors always match the knowledge base's.
 """

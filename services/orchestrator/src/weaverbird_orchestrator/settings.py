@@ -48,7 +48,7 @@ class OrchestratorSettings(BaseServiceSettings):
     coverage_gate: bool = Field(
         True,
         description="Catalog gate: send a question to the web when it names a KB company for a fiscal year the KB "
-        "has no document of, or (English) a name no KB chunk mentions. README, Route decision, has the numbers.",
+        "has no document of, or (English) a name no KB chunk mentions. docs/results/route.md has the numbers.",
     )
     coverage_max_names: int = Field(4, ge=0, description="Names per question looked up in the lexical index.")
     min_term_coverage: float = Field(
@@ -58,7 +58,7 @@ class OrchestratorSettings(BaseServiceSettings):
         description="Coverage gate, questions that name no KB company: the share of the question's terms (stemmed, "
         "stop words dropped, Chinese segmented) that at least one of its top K passages must hold, else the KB "
         "does not cover it. 0.60: the largest share that kept >= 90 % of answerable questions local on the tuning "
-        "half of TAT-QA, Fin-Eva and FinanceBench alike (README, Route decision); 0 turns the rule off.",
+        "half of TAT-QA, Fin-Eva and FinanceBench alike (docs/results/route.md); 0 turns the rule off.",
     )
     cross_language_names: bool = Field(
         True,
@@ -129,7 +129,7 @@ class OrchestratorSettings(BaseServiceSettings):
         description="An answer stating a figure no cited passage holds: warn (streamed as written; the done event "
         "lists the figures) or replace (a stream shows nothing from the answer's first figure on until the check "
         "passes it; a failed answer is replaced by the insufficient-information sentence, carried by the done "
-        "event and returned by the unary Ask). Default replace, by measurement (README, Answers): on 40 "
+        "event and returned by the unary Ask). Default replace, by measurement (docs/results/answers.md): on 40 "
         "FinanceBench questions it withheld 13 answers with unsupported figures at the cost of 1 correct one.",
     )
     reranker: Literal["none", "cross_encoder", "onnx_cross_encoder", "embedder"] = Field(
@@ -137,7 +137,7 @@ class OrchestratorSettings(BaseServiceSettings):
         description="Reorders the retrieved candidates before the top J go to the model: none, a local "
         "CrossEncoder (GPU hosts), a `weaverbird train export` cross-encoder on ONNX Runtime (CPU, int8), or "
         "cosine under a second embedder loaded here. Passage scores (and so the route gate) stay the retrieval "
-        "cosines. Off by default: the trained reranker still ranks below BM25 on TAT-QA held-out (README).",
+        "cosines. Off by default: the trained reranker still ranks below BM25 on TAT-QA held-out (docs/results/training.md).",
     )
     reranker_model_path: str | None = Field(
         None, description="Local model directory of the cross_encoder (or of a sentence-transformers embedder)."

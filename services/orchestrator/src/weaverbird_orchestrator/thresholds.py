@@ -1,11 +1,11 @@
 """Calibrated web-search thresholds c per embedding model: cosine scores differ across models.
 
 Values are the paper's rule, measured by `weaverbird eval calibrate --max-pages 500` over held-out
-(question, gold passage) pairs of FinanceBench, TAT-QA and Fin-Eva (README, "Threshold c"): c is the
+(question, gold passage) pairs of FinanceBench, TAT-QA and Fin-Eva (docs/results/threshold.md): c is the
 1 % quantile of the positives' cosines, so 99 % of questions whose evidence is in the KB stay local.
 The same run shows the price: in-domain questions whose evidence is missing almost always find some
 passage above these values, so the web is rarely consulted. Deployments that want the KB to grow
-from the web set ORCHESTRATOR_THRESHOLD higher; the README's trade-off table gives both error rates.
+from the web set ORCHESTRATOR_THRESHOLD higher; docs/results/threshold.md's trade-off table gives both error rates.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class RetrieverSettings(BaseServiceSettings):
         "dbsf",
         description="How hybrid search merges its legs: distribution-based score fusion (each leg's scores "
         "normalised by their mean and spread, then summed) or reciprocal rank fusion. DBSF ranked better on "
-        "all three datasets (README, Retrieval).",
+        "all three datasets (docs/results/retrieval.md).",
     )
     prefetch: int = Field(50, ge=1, le=1000, description="Candidates each hybrid leg hands to the fusion.")
     lexical_weight: float = Field(
@@ -50,7 +50,7 @@ class RetrieverSettings(BaseServiceSettings):
         le=100,
         description="Weight of the lexical leg against the dense leg's 1 (DBSF: a whole number; RRF: its "
         "ranks are divided by it, which at k = 60 gives it *less* say). 4 with DBSF: most of the measured gain "
-        "for about 1 ms of search (9 ranked a little better for 3.4 ms; README, Retrieval).",
+        "for about 1 ms of search (9 ranked a little better for 3.4 ms; docs/results/retrieval.md).",
     )
     figure_weight: float = Field(
         8.0,
@@ -58,7 +58,7 @@ class RetrieverSettings(BaseServiceSettings):
         le=100,
         description="Hybrid search: added to each fused candidate's score times its share of number tokens, so "
         "the table holding a figure outranks prose that shares the question's words (0 = off; 8 chosen on the "
-        "tuning halves of three datasets; README, Retrieval).",
+        "tuning halves of three datasets; docs/results/retrieval.md).",
     )
 
     @model_validator(mode="after")

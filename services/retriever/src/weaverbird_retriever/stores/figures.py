@@ -8,7 +8,7 @@ The density is computed once, at upsert, and stored in the payload (FIGURE_DENSI
 applies the prior itself with a score formula over the fused candidates (Qdrant's FormulaQuery, in
 Qdrant Edge, local mode and a server alike), so only the k hits come back from the engine.
 
-Measured with `weaverbird eval retrieval` on FinanceBench, TAT-QA and Fin-Eva (README, Retrieval); the
+Measured with `weaverbird eval retrieval` on FinanceBench, TAT-QA and Fin-Eva (docs/results/retrieval.md); the
 weight was chosen on the tuning halves of all three.
 """
 

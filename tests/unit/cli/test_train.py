@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fixtures.tiny_models import MAX_POSITIONS, build_tiny_bi_encoder, build_tiny_cross_encoder
+from fixtures.tiny_models import MAX_POSITIONS, build_tiny_bi_encoder, build_tiny_cross_encoder, reranker_settings
 from weaverbird_cli.__main__ import main
 from weaverbird_orchestrator.domain import Passage
 from weaverbird_orchestrator.rerank import build_reranker
@@ -55,6 +55,11 @@ def pairs_file(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return out
 
 
+def _train_argv(data: Path, kind: str, pairs: Path, base: Path, out: Path, *options: str) -> list[str]:
+    """`weaverbird train --data DATA KIND --pairs PAIRS --base BASE --out OUT OPTIONS...`."""
+    return ["train", "--data", str(data), kind, "--pairs", str(pairs), "--base", str(base), "--out", str(out), *options]
+
+
 def _model_dir(out: Path, kind: str) -> Path:
     (directory,) = out.glob(f"weaverbird-{kind}-*")
     return directory
@@ -74,25 +79,8 @@ def test_trained_reranker_is_saved_with_a_card_and_served_by_the_reranking_stage
 ) -> None:
     base = build_tiny_cross_encoder(tmp_path / "base")
     out = tmp_path / "models"
-    argv = [
-        "train",
-        "--data",
-        str(shared_data),
-        "reranker",
-        "--pairs",
-        str(pairs_file),
-        "--base",
-        str(base),
-        "--out",
-        str(out),
-        "--max-length",
-        str(MAX_POSITIONS),
-        "--batch-size",
-        "2",
-        "--epochs",
-        "2",
-        "--export-onnx",
-    ]
+    options = ["--max-length", str(MAX_POSITIONS), "--batch-size", "2", "--epochs", "2", "--export-onnx"]
+    argv = _train_argv(shared_data, "reranker", pairs_file, base, out, *options)
     assert main(argv) == 0
     model = _model_dir(out, "reranker")
     assert {"model.onnx", "model.int8.onnx", "tokenizer.json"} <= {p.name for p in (model / "onnx").iterdir()}
@@ -101,14 +89,7 @@ def test_trained_reranker_is_saved_with_a_card_and_served_by_the_reranking_stage
     assert "loss" in (model / "MODEL_CARD.md").read_text(encoding="utf-8")
 
     def settings(path: Path) -> OrchestratorSettings:
-        return OrchestratorSettings(
-            embedder_addr="e:1",
-            retriever_addr="r:1",
-            generator_addr="g:1",
-            reranker="cross_encoder",
-            reranker_model_path=str(path),
-            reranker_max_length=MAX_POSITIONS,
-        )
+        return reranker_settings(path, "cross_encoder")
 
     passages = [Passage(f"p{i}", text, 0.5, "d", "t", "s", 1, "local") for i, text in enumerate(PROSE)]
     question = "what was the total revenue in 2019?"
@@ -126,22 +107,7 @@ def test_trained_encoder_is_served_by_the_embedder_backend(pairs_file: Path, sha
 
     base = build_tiny_bi_encoder(tmp_path / "base")
     out = tmp_path / "models"
-    argv = [
-        "train",
-        "--data",
-        str(shared_data),
-        "encoder",
-        "--pairs",
-        str(pairs_file),
-        "--base",
-        str(base),
-        "--out",
-        str(out),
-        "--max-length",
-        "32",
-        "--batch-size",
-        "4",
-    ]
+    argv = _train_argv(shared_data, "encoder", pairs_file, base, out, "--max-length", "32", "--batch-size", "4")
     assert main(argv) == 0
     model = _model_dir(out, "encoder")
     assert json.loads((model / "training.json").read_text(encoding="utf-8"))["hard_negatives_per_query"] == 1
@@ -159,20 +125,7 @@ def test_training_refuses_data_holding_a_planted_evaluation_question(
     leaky.write_text("\n".join([*rows, json.dumps(planted)]) + "\n", encoding="utf-8")
     base = build_tiny_cross_encoder(tmp_path / "base")
     out = tmp_path / "models"
-    argv = [
-        "train",
-        "--data",
-        str(shared_data),
-        "reranker",
-        "--pairs",
-        str(leaky),
-        "--base",
-        str(base),
-        "--out",
-        str(out),
-        "--max-length",
-        str(MAX_POSITIONS),
-    ]
+    argv = _train_argv(shared_data, "reranker", leaky, base, out, "--max-length", str(MAX_POSITIONS))
     assert main(argv) == 2
     assert "evaluation questions or near copies" in capsys.readouterr().err
     assert not out.exists()

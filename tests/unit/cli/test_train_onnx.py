@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fixtures.tiny_models import MAX_POSITIONS, build_tiny_cross_encoder
+from fixtures.tiny_models import MAX_POSITIONS, build_tiny_cross_encoder, reranker_settings
 from weaverbird_cli.__main__ import main
 from weaverbird_common.docs.chunker import titled_text
 from weaverbird_common.docs.documents import Document, Page
@@ -100,16 +100,7 @@ def test_a_passed_deadline_stops_after_the_first_batch(exported: Path) -> None:
 
 
 def _settings(model: Path, **extra: Any) -> OrchestratorSettings:
-    return OrchestratorSettings(
-        embedder_addr="e:1",
-        retriever_addr="r:1",
-        generator_addr="g:1",
-        reranker="onnx_cross_encoder",
-        reranker_model_path=str(model),
-        reranker_max_length=MAX_POSITIONS,
-        reranker_onnx_variant="fp32",
-        **extra,
-    )
+    return reranker_settings(model, "onnx_cross_encoder", reranker_onnx_variant="fp32", **extra)
 
 
 def _passages() -> list[Passage]:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from weaverbird_common.training.build import TrainingPair
 
-from weaverbird_cli.train.loop import batched, run
-from weaverbird_cli.train.models import sample_pairs, version_dir, write_card
+from weaverbird_cli.train.loop import TrainOptions, train_and_save
+from weaverbird_cli.train.models import sample_pairs
+
+ENCODER_OPTIONS = TrainOptions(batch_size=16, max_length=128, lr=2e-5)
 
 
 def train_encoder(
@@ -18,14 +20,8 @@ def train_encoder(
     base: Path,
     out: Path,
     pairs_file: Path,
+    options: TrainOptions = ENCODER_OPTIONS,
     *,
-    max_pairs: int = 2000,
-    epochs: int = 1,
-    batch_size: int = 16,
-    max_length: int = 128,
-    seed: int = 13,
-    max_seconds: float | None = None,
-    lr: float = 2e-5,
     hard_negatives: int = 1,
 ) -> Path:
     import torch
@@ -33,12 +29,12 @@ def train_encoder(
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
     from sentence_transformers.util import batch_to_device
 
-    torch.manual_seed(seed)
+    torch.manual_seed(options.seed)
     model = SentenceTransformer(str(base), device="cpu", local_files_only=True)
-    model.max_seq_length = max_length
+    model.max_seq_length = options.max_length
     model.train()
     loss_fn = MultipleNegativesRankingLoss(model)
-    chosen = sample_pairs(pairs, max_pairs, seed)
+    chosen = sample_pairs(pairs, options.max_pairs, options.seed)
     # Every row needs the same number of negative columns: pairs with fewer repeat their last one.
     count = min(hard_negatives, min(len(p.negatives) for p in chosen))
 
@@ -48,28 +44,8 @@ def train_encoder(
         features = [batch_to_device(model.preprocess(col), model.device) for col in columns]
         return loss_fn(features, torch.empty(0))
 
-    report = run(list(model.parameters()), batched(chosen, batch_size), step_loss, lr, epochs, seed, max_seconds)
-    model.eval()
-    directory = version_dir(out, "encoder", pairs_file)
-    model.save(str(directory))
-    write_card(
-        directory,
-        "encoder",
-        {
-            "base": str(base),
-            "data": str(pairs_file),
-            "pairs_used": len(chosen),
-            "pairs_available": len(pairs),
-            "hard_negatives_per_query": count,
-            "in_batch_negatives": batch_size - 1,
-            "epochs": epochs,
-            "batch_size": batch_size,
-            "max_length": max_length,
-            "learning_rate": lr,
-            "seed": seed,
-            "objective": "MultipleNegativesRankingLoss (in-batch + hard negatives, scale 20, cosine)",
-            "device": "cpu",
-            **report,
-        },
+    negatives = {"hard_negatives_per_query": count, "in_batch_negatives": options.batch_size - 1}
+    objective = "MultipleNegativesRankingLoss (in-batch + hard negatives, scale 20, cosine)"
+    return train_and_save(
+        model, "encoder", step_loss, chosen, len(pairs), base, out, pairs_file, options, negatives, objective
     )
-    return directory

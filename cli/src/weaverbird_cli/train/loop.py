@@ -5,9 +5,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from weaverbird_common.training.build import TrainingPair
+
+from weaverbird_cli.train.models import version_dir, write_card
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """How one training run goes (the `train encoder|reranker` flags); each model kind has its defaults."""
+
+    batch_size: int
+    max_length: int
+    lr: float
+    max_pairs: int = 2000
+    epochs: int = 1
+    seed: int = 13
+    max_seconds: float | None = None
 
 
 def run(
@@ -65,3 +82,47 @@ def run(
 
 def batched(items: Sequence[TrainingPair], size: int) -> list[Sequence[TrainingPair]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def train_and_save(
+    model: Any,
+    kind: str,
+    step_loss: Callable[[Sequence[TrainingPair]], Any],
+    chosen: Sequence[TrainingPair],
+    available: int,
+    base: Path,
+    out: Path,
+    pairs_file: Path,
+    options: TrainOptions,
+    negatives: dict[str, Any],
+    objective: str,
+) -> Path:
+    """Trains `model` on `chosen` (see `run`), saves it in a new version directory under `out` and writes
+    its card: the run's inputs, the `negatives` facts of this kind, the options, `objective` and the report."""
+    o = options
+    report = run(
+        list(model.parameters()), batched(chosen, o.batch_size), step_loss, o.lr, o.epochs, o.seed, o.max_seconds
+    )
+    model.eval()
+    directory = version_dir(out, kind, pairs_file)
+    model.save(str(directory))
+    write_card(
+        directory,
+        kind,
+        {
+            "base": str(base),
+            "data": str(pairs_file),
+            "pairs_used": len(chosen),
+            "pairs_available": available,
+            **negatives,
+            "epochs": o.epochs,
+            "batch_size": o.batch_size,
+            "max_length": o.max_length,
+            "learning_rate": o.lr,
+            "seed": o.seed,
+            "objective": objective,
+            "device": "cpu",
+            **report,
+        },
+    )
+    return directory

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -64,14 +65,13 @@ def _train(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.command == "reranker":
+        from weaverbird_cli.train.reranker import RERANKER_OPTIONS as defaults
         from weaverbird_cli.train.reranker import train_reranker as train
     else:
+        from weaverbird_cli.train.encoder import ENCODER_OPTIONS as defaults
         from weaverbird_cli.train.encoder import train_encoder as train
-    out = train(
-        pairs,
-        args.base,
-        args.out,
-        args.pairs,
+    options = dataclasses.replace(
+        defaults,
         max_pairs=args.max_pairs,
         epochs=args.epochs,
         batch_size=args.batch_size,
@@ -79,6 +79,7 @@ def _train(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_seconds=args.max_seconds,
     )
+    out = train(pairs, args.base, args.out, args.pairs, options)
     print(f"model written: {out}")
     if args.command == "reranker" and args.export_onnx:
         return _export_dir(out)

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from weaverbird_common.training.build import TrainingPair
 
-from weaverbird_cli.train.loop import batched, run
-from weaverbird_cli.train.models import sample_pairs, version_dir, write_card
+from weaverbird_cli.train.loop import TrainOptions, train_and_save
+from weaverbird_cli.train.models import sample_pairs
+
+RERANKER_OPTIONS = TrainOptions(batch_size=8, max_length=256, lr=3e-5)
 
 
 def train_reranker(
@@ -17,23 +19,16 @@ def train_reranker(
     base: Path,
     out: Path,
     pairs_file: Path,
-    *,
-    max_pairs: int = 2000,
-    epochs: int = 1,
-    batch_size: int = 8,
-    max_length: int = 256,
-    seed: int = 13,
-    max_seconds: float | None = None,
-    lr: float = 3e-5,
+    options: TrainOptions = RERANKER_OPTIONS,
 ) -> Path:
     import torch
     from sentence_transformers import CrossEncoder
     from sentence_transformers.util import batch_to_device
 
-    torch.manual_seed(seed)
-    model = CrossEncoder(str(base), num_labels=1, max_length=max_length, device="cpu", local_files_only=True)
+    torch.manual_seed(options.seed)
+    model = CrossEncoder(str(base), num_labels=1, max_length=options.max_length, device="cpu", local_files_only=True)
     model.train()
-    chosen = sample_pairs(pairs, max_pairs, seed)
+    chosen = sample_pairs(pairs, options.max_pairs, options.seed)
 
     def step_loss(batch: Sequence[TrainingPair]) -> torch.Tensor:
         groups = [[p.positive, *p.negatives] for p in batch]
@@ -47,27 +42,8 @@ def train_reranker(
             at += len(group)
         return torch.stack(losses).mean()
 
-    report = run(list(model.parameters()), batched(chosen, batch_size), step_loss, lr, epochs, seed, max_seconds)
-    model.eval()
-    directory = version_dir(out, "reranker", pairs_file)
-    model.save(str(directory))
-    write_card(
-        directory,
-        "reranker",
-        {
-            "base": str(base),
-            "data": str(pairs_file),
-            "pairs_used": len(chosen),
-            "pairs_available": len(pairs),
-            "negatives_per_query": max((len(p.negatives) for p in chosen), default=0),
-            "epochs": epochs,
-            "batch_size": batch_size,
-            "max_length": max_length,
-            "learning_rate": lr,
-            "seed": seed,
-            "objective": "softmax over positive + hard negatives (cross-entropy)",
-            "device": "cpu",
-            **report,
-        },
+    negatives = {"negatives_per_query": max((len(p.negatives) for p in chosen), default=0)}
+    objective = "softmax over positive + hard negatives (cross-entropy)"
+    return train_and_save(
+        model, "reranker", step_loss, chosen, len(pairs), base, out, pairs_file, options, negatives, objective
     )
-    return directory

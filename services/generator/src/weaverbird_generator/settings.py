@@ -70,8 +70,8 @@ class GeneratorSettings(BaseServiceSettings):
     prompt_sources: bool = Field(
         True,
         description="Show the model each passage's source (file + page, or URL) beside its title. Off saves about "
-        "12 prompt tokens a passage (~1-2 s of TTFT on a CPU) but answered worse in the answer evaluation (docs/results/"
-        "answers.md). Citations sent to users always carry the source.",
+        "12 prompt tokens a passage (~1-2 s of TTFT on a CPU) but answered worse in the answer evaluation "
+        "(docs/results/answers.md). Citations sent to users always carry the source.",
     )
     prompt_cache: bool = Field(
         True,

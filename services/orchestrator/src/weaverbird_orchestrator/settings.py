@@ -137,7 +137,8 @@ class OrchestratorSettings(BaseServiceSettings):
         description="Reorders the retrieved candidates before the top J go to the model: none, a local "
         "CrossEncoder (GPU hosts), a `weaverbird train export` cross-encoder on ONNX Runtime (CPU, int8), or "
         "cosine under a second embedder loaded here. Passage scores (and so the route gate) stay the retrieval "
-        "cosines. Off by default: the trained reranker still ranks below BM25 on TAT-QA held-out (docs/results/training.md).",
+        "cosines. Off by default: the trained reranker still ranks below BM25 on TAT-QA held-out "
+        "(docs/results/training.md).",
     )
     reranker_model_path: str | None = Field(
         None, description="Local model directory of the cross_encoder (or of a sentence-transformers embedder)."

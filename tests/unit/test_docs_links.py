@@ -31,8 +31,15 @@ def _links(page: Path) -> list[str]:
 
 def test_the_pages_exist() -> None:
     names = {p.relative_to(REPO).as_posix() for p in PAGES}
-    for required in ("docs/architecture.md", "docs/configuration.md", "docs/operations.md", "docs/security.md",
-                     "docs/dependencies.md", "docs/experiments.md", "docs/results/answers.md"):
+    for required in (
+        "docs/architecture.md",
+        "docs/configuration.md",
+        "docs/operations.md",
+        "docs/security.md",
+        "docs/dependencies.md",
+        "docs/experiments.md",
+        "docs/results/answers.md",
+    ):
         assert required in names
 
 

@@ -45,7 +45,7 @@ def _concept(row: dict[str, Any]) -> Concept:
     )
 
 
-# The table itself is data: finance/data/concepts.yaml.
+# The table itself is data: finance/data/concepts/*.yaml, read in file-name order.
 _LIST = tuple(_concept(row) for row in read_table("concepts"))
 CONCEPTS: dict[str, Concept] = {c.id: c for c in _LIST}
 

@@ -1,8 +1,13 @@
-"""Read the concept and metric tables (finance/data/*.yaml): data a reviewer reads without the code."""
+"""Read the concept and metric tables (finance/data/): data a reviewer reads without the code.
+
+A table is one file, data/<name>.yaml, or a folder of them, data/<name>/*.yaml, read in file-name order
+and joined (the concept table is split by statement so each part stays short).
+"""
 
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import yaml
@@ -10,16 +15,34 @@ import yaml
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _parts(name: str) -> list[tuple[str, Traversable]]:
+    data = resources.files("weaverbird_common.finance").joinpath("data")
+    folder = data.joinpath(name)
+    if folder.is_dir():
+        files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
+        if not files:
+            raise ValueError(f"finance/data/{name}/: no .yaml files")
+        return [(f"finance/data/{name}/{f.name}", f) for f in files]
+    return [(f"finance/data/{name}.yaml", data.joinpath(f"{name}.yaml"))]
+
+
 def read_table(name: str) -> list[dict[str, Any]]:
-    """The rows of data/<name>.yaml, in file order (order decides which concept claims a shared label)."""
-    text = resources.files("weaverbird_common.finance").joinpath("data", f"{name}.yaml").read_text("utf-8")
-    rows = yaml.load(text, Loader=_LOADER)
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and "id" in r for r in rows):
-        raise ValueError(f"finance/data/{name}.yaml: expected a list of mappings with an id")
-    ids = [r["id"] for r in rows]
-    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    """The rows of the table, in file order (order decides which concept claims a shared label)."""
+    rows: list[dict[str, Any]] = []
+    where: dict[str, list[str]] = {}
+    for path, part in _parts(name):
+        part_rows = yaml.load(part.read_text("utf-8"), Loader=_LOADER)
+        if not isinstance(part_rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("id"), str) for r in part_rows
+        ):
+            raise ValueError(f"{path}: expected a list of mappings, each with a string id")
+        for row in part_rows:
+            where.setdefault(row["id"], []).append(path)
+        rows.extend(part_rows)
+    duplicated = {i: files for i, files in where.items() if len(files) > 1}
     if duplicated:
-        raise ValueError(f"finance/data/{name}.yaml: ids listed twice: {duplicated}")
+        listed = "; ".join(f"{i} in {', '.join(files)}" for i, files in sorted(duplicated.items()))
+        raise ValueError(f"finance/data/{name}: ids listed twice: {listed}")
     return rows
 
 

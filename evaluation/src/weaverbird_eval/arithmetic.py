@@ -24,7 +24,6 @@ from typing import Any
 from weaverbird_generator.llm_client import ChatClient
 from weaverbird_generator.prompt import Passage
 from weaverbird_generator.tasks import TaskRequest, task_module
-from weaverbird_generator.tasks.common import Example as PromptExample
 from weaverbird_orchestrator.domain import Task
 from weaverbird_orchestrator.tasks.calculation import compute
 from weaverbird_orchestrator.tasks.examples import default_bank
@@ -73,7 +72,7 @@ async def evaluate(endpoint: str, limit: int, seed: str) -> dict[str, Any]:
     for item in sample(DATA, limit, seed):
         q, passages = item["question"], item["passages"]
         plain, plain_s = await _run(client, "answer", TaskRequest(q["question"], passages, "en"), 120)
-        examples = [PromptExample(e.question, e.answer) for e in bank.select(Task.CALCULATION, "en", q["question"], 2)]
+        examples = bank.select(Task.CALCULATION, "en", q["question"], 2)
         figures, figures_s = await _run(client, "figures", TaskRequest(q["question"], passages, "en", examples), 160)
         outcome = compute(figures, [p.text for p in passages], "en")
         gold = float(q["answer"])

@@ -10,8 +10,6 @@ from weaverbird_generator.context_focus import focus
 from weaverbird_generator.llm_client import ChatClient
 from weaverbird_generator.prompt import Passage as PromptPassage
 from weaverbird_generator.tasks import TaskRequest, task_module
-from weaverbird_generator.tasks.common import Example as PromptExample
-from weaverbird_generator.tasks.common import Turn as PromptTurn
 from weaverbird_orchestrator.domain import Example, GenerationDone, Passage, PromptPrepared, Turn
 
 
@@ -66,9 +64,9 @@ class ChatGenerator:
                 question=question,
                 passages=numbered,
                 language=language,  # type: ignore[arg-type]
-                examples=[PromptExample(e.question, e.answer) for e in examples],
+                examples=examples,
                 instruction=instruction,
-                history=[PromptTurn(t.role, t.text) for t in history],
+                history=history,
             )
         )
         started, parts = time.perf_counter(), []

@@ -6,6 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+# Re-exported: the flow's code names them as domain types.
+from weaverbird_common.conversation import Example as Example
+from weaverbird_common.conversation import Turn as Turn
+
 
 class Route(Enum):
     LOCAL = "local"
@@ -27,22 +31,6 @@ class Passage:
     heading: str = ""
     # Share of the question's terms it holds; None when the search did not ask (read by the coverage gate).
     term_coverage: float | None = None
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One earlier turn of a conversation (client-held history)."""
-
-    role: str  # "user" | "assistant"
-    text: str
-
-
-@dataclass(frozen=True)
-class Example:
-    """A worked example for a task prompt (few-shot)."""
-
-    question: str
-    answer: str
 
 
 class Task(Enum):

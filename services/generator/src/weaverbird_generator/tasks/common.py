@@ -5,19 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+# Re-exported: every task prompt module takes them from here.
+from weaverbird_common.conversation import Example as Example
+from weaverbird_common.conversation import Turn as Turn
+
 from weaverbird_generator.prompt import Language, Passage, format_passages, neutralise
-
-
-@dataclass(frozen=True)
-class Example:
-    question: str
-    answer: str
-
-
-@dataclass(frozen=True)
-class Turn:
-    role: str  # "user" | "assistant"
-    text: str
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import grpc
 import httpx
 import pytest
 from fixtures.gateway_server import GatewayServer
-from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events
+from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events, scripted_route
 from selenium_page import Accessible, By, Keys, WebDriverWait, ask, finished_turn, first_answer
 from weaverbird.v1 import common_pb2, ingester_pb2, ingester_pb2_grpc, orchestrator_pb2, retriever_pb2
 
@@ -36,12 +36,10 @@ PAUSE_S = 2.0
 
 def chinese_route() -> orchestrator_pb2.RouteEvent:
     """Web search off, a coverage gap decided the route: verdict no_web, no score comparison, coded notes."""
-    return orchestrator_pb2.RouteEvent(
+    return scripted_route(
         route=orchestrator_pb2.ROUTE_WEB,
         best_local_score=0.269,
         threshold=0.103,
-        top_k=5,
-        top_j=3,
         web_status="not_configured",
         task=common_pb2.TASK_LOOKUP,
         task_decided_by="rules",
@@ -69,14 +67,7 @@ def script(request: orchestrator_pb2.AskRequest) -> list[ScriptItem]:
         return list(answer_events("资料不足 [1]。", route=chinese_route(), stages=stages))
     if "legacy" in question:
         # What an older orchestrator sends: no verdict, no codes, only the English note.
-        old = orchestrator_pb2.RouteEvent(
-            route=orchestrator_pb2.ROUTE_LOCAL,
-            best_local_score=0.5,
-            threshold=0.1,
-            top_k=5,
-            top_j=3,
-            note="passages for Northwind Robotics, 2023 were weak; searched without filters.",
-        )
+        old = scripted_route(note="passages for Northwind Robotics, 2023 were weak; searched without filters.")
         return list(answer_events("Old answer [1].", route=old))
     events = answer_events(LONG if "long" in question else f"Answer to {question} [1].")
     if "slowly" not in question:

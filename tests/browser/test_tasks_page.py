@@ -15,7 +15,13 @@ from typing import Any
 
 import pytest
 from fixtures.gateway_server import GatewayServer
-from fixtures.scripted_orchestrator import ScriptedOrchestrator, ScriptItem, answer_events
+from fixtures.scripted_orchestrator import (
+    ScriptedOrchestrator,
+    ScriptItem,
+    answer_events,
+    scripted_calculation,
+    scripted_route,
+)
 from selenium_page import By, Keys, WebDriverWait, ask, finished_turn, first_answer
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 
@@ -48,12 +54,7 @@ def script(request: orchestrator_pb2.AskRequest) -> list[ScriptItem]:
     """A chart of the kind the question names, with stages, a calculation and a JSON; else a plain answer.
     A question asked with history is "rewritten" so the page has a standalone question to show."""
     question = request.question
-    route = orchestrator_pb2.RouteEvent(
-        route=orchestrator_pb2.ROUTE_LOCAL,
-        best_local_score=0.5,
-        threshold=0.1,
-        top_k=5,
-        top_j=3,
+    route = scripted_route(
         standalone_question=f"{question} (standalone)" if request.history else question,
         task=common_pb2.TASK_ANALYSIS if "chart" in question else common_pb2.TASK_LOOKUP,
         task_decided_by="rules",
@@ -72,12 +73,9 @@ def script(request: orchestrator_pb2.AskRequest) -> list[ScriptItem]:
         model_id="scripted",
         task=common_pb2.TASK_ANALYSIS,
         chart=chart(kind),
-        calculation=orchestrator_pb2.Calculation(
-            figures=[
-                orchestrator_pb2.Figure(label="revenue FY2024", value=175, unit="USD million", text="175.0", passage=1),
-                orchestrator_pb2.Figure(label="revenue FY2022", value=100, unit="USD million", text="100", passage=2),
-            ],
-            formula="(revenue FY2024 - revenue FY2022) / revenue FY2022 * 100",
+        calculation=scripted_calculation(
+            [("revenue FY2024", 175, "175.0"), ("revenue FY2022", 100, "100")],
+            "(revenue FY2024 - revenue FY2022) / revenue FY2022 * 100",
             result=75.0,
             unit="%",
             result_text="75%",

@@ -12,15 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fixtures.scripted_orchestrator import ScriptedOrchestrator, answer_events
+from fixtures.scripted_orchestrator import ScriptedOrchestrator, answer_events, scripted_route
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 from weaverbird_cli.__main__ import main
 from weaverbird_cli.chat import questions
 
 
 def script(request: orchestrator_pb2.AskRequest) -> list[orchestrator_pb2.AskEvent]:
-    route = orchestrator_pb2.RouteEvent(
-        route=orchestrator_pb2.ROUTE_LOCAL,
+    route = scripted_route(
         standalone_question=f"{request.question} [with {len(request.history)} turns]",
         task=common_pb2.TASK_LOOKUP,
         task_decided_by="rules",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from fixtures.scripted_orchestrator import ScriptedOrchestrator, answer_events
+from fixtures.scripted_orchestrator import ScriptedOrchestrator, answer_events, scripted_calculation, scripted_route
 from weaverbird.v1 import common_pb2, orchestrator_pb2
 from weaverbird_gateway import convert, schemas
 from weaverbird_gateway.app import create_app
@@ -28,12 +28,9 @@ CHART = orchestrator_pb2.ChartSpec(
     y_label="revenue",
     unit="USD million",
 )
-CALCULATION = orchestrator_pb2.Calculation(
-    figures=[
-        orchestrator_pb2.Figure(label="revenue 2023", value=1284.6, unit="USD million", text="1,284.6", passage=1),
-        orchestrator_pb2.Figure(label="revenue 2022", value=1100.0, unit="USD million", text="1,100.0", passage=2),
-    ],
-    formula="revenue 2023 - revenue 2022",
+CALCULATION = scripted_calculation(
+    [("revenue 2023", 1284.6, "1,284.6"), ("revenue 2022", 1100.0, "1,100.0")],
+    "revenue 2023 - revenue 2022",
     result=184.6,
     unit="USD million",
     result_text="USD 184.6 million",
@@ -41,8 +38,7 @@ CALCULATION = orchestrator_pb2.Calculation(
 
 
 def analysis_script(request: orchestrator_pb2.AskRequest) -> list[orchestrator_pb2.AskEvent]:
-    route = orchestrator_pb2.RouteEvent(
-        route=orchestrator_pb2.ROUTE_LOCAL,
+    route = scripted_route(
         standalone_question=f"standalone: {request.question}",
         task=common_pb2.TASK_ANALYSIS,
         task_decided_by="rules",

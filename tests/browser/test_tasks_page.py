@@ -76,9 +76,7 @@ def script(request: orchestrator_pb2.AskRequest) -> list[ScriptItem]:
         calculation=scripted_calculation(
             [("revenue FY2024", 175, "175.0"), ("revenue FY2022", 100, "100")],
             "(revenue FY2024 - revenue FY2022) / revenue FY2022 * 100",
-            result=75.0,
-            unit="%",
-            result_text="75%",
+            (75.0, "%", "75%"),
         ),
         structured=orchestrator_pb2.StructuredAnswer(
             json='{"company": "Northwind", "share": 12.5}', valid=False, missing_keys=["year"]

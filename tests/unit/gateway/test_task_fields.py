@@ -31,9 +31,7 @@ CHART = orchestrator_pb2.ChartSpec(
 CALCULATION = scripted_calculation(
     [("revenue 2023", 1284.6, "1,284.6"), ("revenue 2022", 1100.0, "1,100.0")],
     "revenue 2023 - revenue 2022",
-    result=184.6,
-    unit="USD million",
-    result_text="USD 184.6 million",
+    (184.6, "USD million", "USD 184.6 million"),
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from fixtures.local_web_path import local_web_path
 from fixtures.search_server import SearchHit, SearchServer
 from fixtures.web_servers import (
     AURORA_PATH,
@@ -31,13 +32,7 @@ DEADLINE_S = 1.5
 
 
 def web_path(search: SearchServer, pages: PageServer, n: int = 3, search_timeout_s: float = 2.0) -> WebPath:
-    return WebPath(
-        SearxngProvider(search.base_url),
-        PageFetcher(UrlGuard([pages.allow_entry])),
-        pages=n,
-        deadline_s=DEADLINE_S,
-        search_timeout_s=search_timeout_s,
-    )
+    return local_web_path(search, pages, pages=n, deadline_s=DEADLINE_S, search_timeout_s=search_timeout_s)
 
 
 def all_text(gathering: WebGathering) -> str:

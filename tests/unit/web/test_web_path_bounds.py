@@ -5,25 +5,18 @@ from __future__ import annotations
 
 import time
 
+from fixtures.local_web_path import local_web_path
 from fixtures.web_servers import AURORA_PATH, HANG_PATH, LANWAN_PATH, PageServer, SearchServer
 from weaverbird_common.docs.documents import Chunk, Document
-from weaverbird_common.web import PageFetcher, UrlGuard
 from weaverbird_orchestrator.deadline import caller_deadline
-from weaverbird_orchestrator.web import SearxngProvider, WebPath
+from weaverbird_orchestrator.web import WebPath
 from weaverbird_orchestrator.web.web_path import fair_share
 
 pytest_plugins = ["fixtures.web_servers"]
 
 
 def _path(search: SearchServer, pages: PageServer, max_chunks: int, deadline_s: float = 3.0) -> WebPath:
-    return WebPath(
-        SearxngProvider(search.base_url),
-        PageFetcher(UrlGuard([pages.allow_entry])),
-        pages=3,
-        deadline_s=deadline_s,
-        search_timeout_s=2.0,
-        max_chunks=max_chunks,
-    )
+    return local_web_path(search, pages, deadline_s=deadline_s, max_chunks=max_chunks)
 
 
 def _chunks(doc_id: str, n: int) -> list[tuple[Document, Chunk]]:

@@ -10,16 +10,7 @@ from weaverbird_common.facts.question import read_question
 
 
 def _fact(
-    concept: str,
-    label: str,
-    year: int,
-    value: float,
-    statement: str,
-    *,
-    page: int = 1,
-    months: int = 12,
-    document: str = "doc-2025",
-    unit: str = "currency",
+    concept: str, label: str, year: int, value: float, statement: str, *, page: int, document: str = "doc-2025"
 ) -> Fact:
     return Fact(
         document_id=document,
@@ -29,10 +20,10 @@ def _fact(
         statement=statement,
         label=label,
         concept=concept,
-        period=Period(year, 0 if statement == "balance" else months),
+        period=Period(year, 0 if statement == "balance" else 12),
         value=value,
         scale=1e6,
-        unit=unit,
+        unit="currency",
         currency="USD",
         title="Kestrel Loom Annual Report 2025",
         source="kestrel-2025.md",
@@ -134,7 +125,7 @@ def test_a_line_item_as_a_percent_of_another_is_computed() -> None:
 @pytest.mark.parametrize(
     "question",
     [
-        "Does Kestrel Loom have positive working capital in FY2025?",
+        "Is Kestrel Loom a capital-intensive business in FY2025?",  # a judgement, not a figure's sign or move
         "What drove Kestrel Loom's gross margin change in FY2025?",
         "What was Kestrel Loom's adjusted EBITDA in FY2025?",
     ],
@@ -160,10 +151,10 @@ def test_an_instruction_for_when_the_metric_does_not_apply_does_not_stop_the_rea
     result = _answer(question)
     assert isinstance(result, FactAnswer)
     assert result.value == pytest.approx(911.4 / ((120.0 + 100.0) / 2))
-    # A yes/no question keeps being left to the passages, whatever instruction follows it.
+    # A judgement keeps being left to the passages, whatever instruction follows it.
     assert (
         read_question(
-            "Does Kestrel Loom have positive working capital based on FY2025 data? If working capital "
+            "Is Kestrel Loom a capital-intensive business based on FY2025 data? If capital intensity "
             "is not a useful or relevant metric for this company, then please state that."
         )
         is None

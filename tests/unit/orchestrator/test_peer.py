@@ -120,33 +120,18 @@ class FakeRetrieve:
 
 
 async def _run(
-    question: str,
-    generator: ScriptedGenerator,
-    retrieve: FakeRetrieve,
-    *,
-    max_rounds: int = 2,
-    budget: PeerBudget = WIDE,
-    language: str = "en",
-    **options: object,
+    question: str, generator: ScriptedGenerator, retrieve: FakeRetrieve, *, language: str = "en", **options: object
 ) -> tuple[list[Stage], PeerOutcome]:
-    stages: list[Stage] = []
-    outcome = None
-    async for item in run_peer(
-        question,
-        language,
-        retrieve=retrieve,
-        generator=generator,
-        max_rounds=max_rounds,
-        budget=budget,
-        **options,  # type: ignore[arg-type]
-    ):
-        if isinstance(item, PeerOutcome):
-            assert outcome is None, "one outcome, last"
-            outcome = item
-        else:
-            assert outcome is None, "no stage after the outcome"
-            stages.append(item)
-    assert outcome is not None
+    """run_peer's stages and its outcome, which must come once and last. `options` are run_peer's: two rounds
+    and the WIDE budget unless given."""
+    options = {"max_rounds": 2, "budget": WIDE} | options
+    peer = run_peer(question, language, retrieve=retrieve, generator=generator, **options)  # type: ignore[arg-type]
+    items = [item async for item in peer]
+    assert items, "an outcome"
+    *before, outcome = items
+    assert isinstance(outcome, PeerOutcome), "the outcome comes last"
+    stages = [item for item in before if isinstance(item, Stage)]
+    assert stages == before, "one outcome, and only stages before it"
     return stages, outcome
 
 

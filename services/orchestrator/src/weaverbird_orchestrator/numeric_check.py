@@ -43,7 +43,7 @@ _MENTION = re.compile(
     r"(?P<sign>-(?=(?:[$¥￥€£]\s?)?\d))?"  # glued to the number: "- 5%" is a bullet
     rf"(?P<cur>(?:(?:US|HK|NT|S|A|C)?\$|[¥￥€£]|(?:{_CURRENCY_CODES})(?![A-Za-z]))\s?)?"
     r"(?P<num>(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\d)"
-    r"(?:\s?(?P<pct>%|(?i:percent|per cent|pct)(?![A-Za-z])|个百分点|百分点)"
+    r"(?:\s?(?P<pct>%|(?i:percentage points?|percent|per cent|pct)(?![A-Za-z])|个百分点|百分点)"
     r"|\s?(?P<scale>(?i:trillion|billion|million|thousand|trn|tn|bln|bn|mln|mn|[bmk])s?)(?![A-Za-z])"
     r"|(?P<zscale>万亿|千亿|百亿|亿|千万|百万|十万|万|千))?"
     r"(?P<unit>(?i:bps|bp|x)(?![A-Za-z]))?"

@@ -30,6 +30,7 @@ class FactAnswer:
     used: tuple[Fact, ...]
     steps: tuple[str, ...] = ()  # the formula with the figures put in ("= 325.2 / 842.5")
     metric: bool = False  # a metric's value: a percent is a fraction (0.224), a figure's is as printed (22.4)
+    series: tuple[tuple[str, str, float], ...] = ()  # per period asked: (period, value as shown, value)
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,35 @@ def answer_from_facts(
     question: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str = "en"
 ) -> FactAnswer | FactMiss:
     if question.metric is not None:
-        return _metric_answer(question, question.metric, facts, cite, language)
-    return _concept_answer(question, facts, cite, language)
+        result = _metric_answer(question, question.metric, facts, cite, language)
+    else:
+        result = _concept_answer(question, facts, cite, language)
+    if isinstance(result, FactAnswer) and question.verdict and result.series:
+        return _with_verdict(question.verdict, result, language)
+    return result
+
+
+_MOVED = {"en": {"up": "rose", "down": "fell", "": "was unchanged"}, "zh": {"up": "上升", "down": "下降", "": "持平"}}
+
+
+def _with_verdict(verdict: str, answer: FactAnswer, language: str) -> FactAnswer:
+    """A yes/no question about the figure's sign or direction: the verdict first, said from the figures."""
+    zh = language == "zh"
+    (first_period, first_shown, first), (last_period, last_shown, last) = answer.series[0], answer.series[-1]
+    if verdict in ("positive", "negative"):
+        holds = last > 0 if verdict == "positive" else last < 0
+        said = ""
+    else:
+        moved = "up" if last > first else "down" if last < first else ""
+        holds = moved == verdict if verdict in ("up", "down") else None
+        word = _MOVED["zh" if zh else "en"][moved]
+        if zh:
+            said = f"从{first_shown}（{first_period}）{word}至{last_shown}（{last_period}）。"
+        else:
+            said = f"It {word} from {first_shown} ({first_period}) to {last_shown} ({last_period})."
+    yes_no = "" if holds is None else ("是。" if holds else "否。") if zh else ("Yes. " if holds else "No. ")
+    lead = f"{yes_no}{said}".strip()
+    return replace(answer, text=f"{lead}\n{answer.text}" if lead else answer.text)
 
 
 def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str) -> FactAnswer | FactMiss:
@@ -121,7 +149,8 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
     if len(picked) > 1:
         text += f" {formula}"
     steps = (f"= {formula}",) if len(picked) > 1 else ()
-    return FactAnswer(value, last.unit, text, formula, tuple(picked), steps)
+    series = tuple((f.period.label(), amount_text(f.amount, f), f.amount) for f in picked)
+    return FactAnswer(value, last.unit, text, formula, tuple(picked), steps, series=series)
 
 
 def _metric_answer(
@@ -171,7 +200,15 @@ def _metric_answer(
     figures = "; ".join(f"{f.label} ({f.period.label()}) {amount_text(f.amount, f)} [{cite(f)}]" for f in used)
     lines.append(f"{words['figures']}{figures}")
     text = "\n".join(lines)
-    return FactAnswer(value, unit, text, metric.description, tuple(used), tuple(steps), metric=True)
+    series = tuple(
+        (
+            f"Q{q.quarter} FY{y}" if q.quarter else f"FY{y}",
+            _metric_value(c.value, metric.unit, used[0] if used else None),
+            c.value,
+        )
+        for y, c in results
+    )
+    return FactAnswer(value, unit, text, metric.description, tuple(used), tuple(steps), metric=True, series=series)
 
 
 def _cites(facts: Sequence[Fact], cite: Cite) -> str:

@@ -10,7 +10,7 @@ Nothing here writes a figure: the answer's figures come from facts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from weaverbird_common.finance.concepts import concepts_in_text
 from weaverbird_common.finance.metrics import Metric, definition_in_question, metrics_in_text, share_in_question
@@ -38,6 +38,9 @@ class FigureQuestion:
 
     aggregate: "" (one period), "average" (mean over years), "change" (last minus first, in the
     metric's unit: percentage points for margins).
+    verdict: what a yes/no question asks of the figure: "positive" / "negative" (its sign), "up" / "down"
+    (its direction from the first period to the last), "either" (the direction, no yes/no: "improved or
+    declined"), "" for a question that asks the figure itself.
     """
 
     years: tuple[int, ...]
@@ -47,6 +50,7 @@ class FigureQuestion:
     aggregate: str = ""
     defined_in_question: bool = False
     candidates: tuple[str, ...] = field(default_factory=tuple)
+    verdict: str = ""
 
     @property
     def year(self) -> int:
@@ -80,18 +84,30 @@ def quarter_in(question: str) -> int:
     return _Q_WORDS.get(raw.lower(), 0) or int(raw)
 
 
-# Questions a figure does not answer: yes/no, causes, choices among segments, non-GAAP adjustments.
+# Questions a figure does not answer: causes, choices among segments, non-GAAP adjustments.
 _NOT_A_FIGURE = re.compile(
-    r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|\bwhat drove\b|\bwhy\b|"
+    r"\bwhat drove\b|\bwhy\b|"
     r"\bexplain\b|\bin which\b|\bwhich\b|\bwhat (?:are|were) the\b|\badjusted\b|\bnon[- ]gaap\b|\borganic\b|"
-    r"\bexclud\w*|\breal (?:change|growth)\b|\bsegments?\b|是否|为什么|原因|哪些|哪个",
+    r"\bexclud\w*|\breal (?:change|growth)\b|\bsegments?\b|为什么|原因|哪些|哪个",
     re.IGNORECASE,
 )
+# A yes/no question. A figure answers it only when it asks the figure's sign ("Does X have positive working
+# capital in FY2022?") or its direction between two periods ("Has X's quick ratio improved or declined
+# between FY2022 and FY2023?"); any other yes/no question ("Is X capital intensive?") is a judgement.
+_YES_NO = re.compile(r"^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\b|是否", re.I)
+_SIGN = re.compile(r"\b(positive|negative)\b|(为正|为负)", re.IGNORECASE)
+_UP = re.compile(r"\b(?:increas\w*|r[io]se|rising|grow\w*|grew|rais\w*|went up|higher)\b|增加|增长|上升|提高", re.I)
+_DOWN = re.compile(
+    r"\b(?:decreas\w*|declin\w*|f[ae]ll|falling|drop\w*|reduc\w*|went down|lower)\b|减少|下降|降低", re.I
+)
+_EITHER = re.compile(r"\b(?:improv\w*|worsen\w*|deteriorat\w*|chang\w*)\b|改善|恶化|变化", re.IGNORECASE)
 
 
 _IF_NOT_RELEVANT = re.compile(
     r"(?:^|(?<=[.;?]))\s*if [^.;?]*?\b(?:is|are)(?: not|n't) (?:a |an )?(?:useful|relevant|meaningful|applicable)"
-    r"[^?]*$",
+    r"[^?]*$"
+    # "If the quick ratio is not something an analyst would ask about ..., then state that and explain why."
+    r"|(?:^|(?<=[.;?]))\s*if [^.;?]*?\b(?:is|are)(?: not|n't)\b[^.;?]*?\bthen state that\b[^?]*$",
     re.IGNORECASE,
 )
 
@@ -107,12 +123,38 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
     years = years_in(question) or ([default_year] if default_year else [])
     if not years:
         return None
+    verdict = ""
+    if _YES_NO.search(asked_text):
+        verdict = _verdict(_DEFINED_PART.sub(" ", asked_text), len(years))
+        if not verdict:
+            return None
+    compare = verdict in ("up", "down", "either")
+    read = _read_figure(question, years, compare)
+    return replace(read, verdict=verdict) if read is not None and verdict else read
+
+
+def _verdict(asked: str, periods: int) -> str:
+    """What a yes/no question asks of its figure, or "" when a figure does not answer it."""
+    sign = _SIGN.search(asked)
+    if sign and periods == 1:
+        return "positive" if (sign.group(1) or "").lower() == "positive" or sign.group(2) == "为正" else "negative"
+    if periods < 2:
+        return ""
+    up, down, either = bool(_UP.search(asked)), bool(_DOWN.search(asked)), bool(_EITHER.search(asked))
+    if up != down and not (either and re.search(r"\bor\b|还是", asked)):  # not "improved or declined"
+        return "up" if up else "down"
+    return "either" if up or down or either else ""
+
+
+def _read_figure(question: str, years: list[int], compare: bool = False) -> FigureQuestion | None:
+    """The metric or line item asked over `years`; `compare`: the question asks how it moved between the
+    first and the last of them."""
     aggregate = ""
     # "change in inventory between FY2016 and FY2017" inside a stated definition is part of the formula.
     asked_part = _DEFINED_PART.sub(" ", question)
     if _AVERAGE.search(asked_part) and len(years) > 1:
         aggregate = "average"
-    elif _CHANGE.search(asked_part) and len(years) > 1:
+    elif (compare or _CHANGE.search(asked_part)) and len(years) > 1:
         aggregate = "change"
     quarter = quarter_in(question)
     defined = definition_in_question(question)
@@ -130,6 +172,9 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
     metrics = asked or ([share] if share is not None else [])
     if metrics:
         metric = metrics[0]
+        if aggregate == "change" and not compare and years[-1] - years[0] == 1 and _reaches_back(metric):
+            # "change in operating income from FY2015 to FY2016" named a growth rate: FY2016's, one value.
+            aggregate = ""
         # Without an average or a change one year is asked: the latest named (a growth rate or an
         # average balance reaches back to the year before by itself).
         if not aggregate:
@@ -145,3 +190,8 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
             tuple(years), concept=concepts[0], quarter=quarter, aggregate=aggregate, candidates=tuple(concepts)
         )
     return None
+
+
+def _reaches_back(metric: Metric) -> bool:
+    """A growth rate: the metric compares the period with the one before by itself."""
+    return any(i.period == "t-1" for i in metric.inputs.values())

@@ -48,6 +48,15 @@ def _first_statement(candidates: Sequence[Fact]) -> Fact | None:
     return next(f for f in candidates if f.page == pages[0])
 
 
+def _the_total(candidates: Sequence[Fact]) -> Fact | None:
+    """Of tied figures in one table, its "Total ..." line: "Net sales" and "Total revenues" both read as
+    revenue, and the total is the statement's revenue."""
+    if len({(f.document_id, f.page, f.table) for f in candidates}) != 1:
+        return None
+    totals = [f for f in candidates if f.label.lower().startswith("total")]
+    return totals[0] if len(totals) == 1 else None
+
+
 def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) -> Fact | Conflict | None:
     """The fact for concept in fiscal `year` (and quarter), a Conflict, or None when the KB lacks it."""
     info = CONCEPTS.get(concept)
@@ -66,7 +75,7 @@ def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) 
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
         tied = {amount for amount, n in ranked if n == ranked[0][1]}
         candidates = tuple(f for f in primary if round(f.amount, 2) in tied)
-        first = _first_statement(candidates)
+        first = _first_statement(candidates) or _the_total(candidates)
         return first if first is not None else Conflict(concept, year, candidates)
     best = ranked[0][0]
     return next(f for f in primary if round(f.amount, 2) == best)

@@ -25,6 +25,8 @@ _KINDS = (
     ("cash_flow", re.compile(r"statements? of (?:consolidated )?cash flows?|现金流量表", re.IGNORECASE)),
 )
 
+_GLUED_KINDS = tuple((kind, re.compile(pattern.pattern.replace(" ", ""), pattern.flags)) for kind, pattern in _KINDS)
+
 _TITLE_LINE = re.compile(
     r"(?:consolidated|condensed|combined)?[^\n]{0,40}?(?:statements? of [a-z ,'()]+|balance sheets?|"
     r"income statements?|利润表|资产负债表|现金流量表)",
@@ -80,10 +82,26 @@ def page_top_kind(text: str) -> str:
     return "other"
 
 
+# A statement of part of the group: guarantor and issuer columns, the parent company alone (母公司资产负债表
+# beside 合并资产负债表), an Australian deed of cross guarantee. The group's own statement answers for
+# the company; these are read as notes.
+_PART_OF_GROUP = re.compile(
+    r"guarant(?:ee|or)|\bparent company\b|\bconsolidating\b|\bissuer\b|母公司(?:资产负债表|利润表|现金流量表)",
+    re.IGNORECASE,
+)
+
+
 def statement_kind(title: str) -> str:
     """'income', 'balance', 'cash_flow' or 'other'."""
+    if _PART_OF_GROUP.search(title):
+        return "other"
     for kind, pattern in _KINDS:
         if pattern.search(title):
+            return kind
+    # pypdf drops the spaces of some filings' titles: "ConsolidatedStatementsofIncome".
+    glued = re.sub(r"\s+", "", title)
+    for kind, pattern in _GLUED_KINDS:
+        if pattern.search(glued):
             return kind
     # A title that ends with the statement's name ("ITEM 8. ... INCOME STATEMENTS") is that statement.
     ending = re.search(r"\b(income statements?|balance sheets?|cash flows? statements?)\s*$", title, re.IGNORECASE)

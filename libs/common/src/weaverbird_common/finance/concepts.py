@@ -52,6 +52,7 @@ CONCEPTS: dict[str, Concept] = {c.id: c for c in _LIST}
 _NOTE = re.compile(r"\((?:see )?notes? [^)]*\)|\(\d\)|\[\d\]", re.IGNORECASE)
 _TAIL = re.compile(
     r",? (?:net )?(?:of|less) (?:\$|allowances?|accumulated|doubtful|reserves?|current|proceeds|refunds?\b).*$"
+    r"|, net of \w.*$"  # "Capital expenditures, net of construction payable"
     r"|,? respectively$"
 )
 _CN_PREFIX = re.compile(r"^(?:[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\d+[.、．]|[加减][：:]|其中[：:])")
@@ -113,6 +114,12 @@ for _pattern, _cid in _EN_INDEX:
     if "*" not in _pattern:
         _EXACT.setdefault(_pattern, _cid)
 _WILDCARDS = [(p, cid) for p, cid in _EN_INDEX if "*" in p]
+# pypdf drops the spaces of some filings' labels ("Operatingincome", "Totalcurrentassets").
+_GLUED: dict[str, str] = {}
+for _pattern, _cid in _EN_INDEX:
+    if "*" not in _pattern:
+        _GLUED.setdefault(_pattern.replace(" ", ""), _cid)
+_GLUED_WORD = re.compile(r"[a-z]{14,}")
 # Section headings pypdf glues before a row's label: "Current assets Cash and cash equivalents".
 _SECTION = re.compile(
     r"^(?:liabilities and (?:stockholders' |shareholders' |shareowners' )?equity"
@@ -177,6 +184,11 @@ def concept_for_label(label: str) -> str | None:
         for pattern, cid in _WILDCARDS:
             if _matches(pattern, variant):
                 return cid
+    if _GLUED_WORD.search(variants[0]):  # a word no line item has: spaces lost in extraction
+        for variant in variants:
+            found = _GLUED.get(variant.replace(" ", ""))
+            if found:
+                return found
     return None
 
 

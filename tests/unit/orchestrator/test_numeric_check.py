@@ -49,7 +49,8 @@ def test_figures_are_read_with_their_scale_and_sign(written: str, raw: float, sc
 
 
 def test_percent_is_recognised_in_every_spelling() -> None:
-    assert all(f.percent for f in answer_figures("up 12.5%, 12.5 percent, 12.5 per cent, 3个百分点, 0.2 percentage points"))
+    spellings = "up 12.5%, 12.5 percent, 12.5 per cent, 3个百分点, 0.2 percentage points"
+    assert all(f.percent for f in answer_figures(spellings))
     assert not answer_figures("revenue 12.5 million")[0].percent
 
 

@@ -37,7 +37,8 @@ _EXTRACTION = re.compile(
             _TEMPLATE,
             r"(?<![a-z])json(?![a-z])",  # no \b: "以JSON格式" has word characters on both sides
             # "Compute or extract the answer from the cash flow statement" asks for a figure, not JSON.
-            r"\bextract\b(?! (?:the |a |an )?(?:answer|figure|value|amount|number)s?\b)|\bkey[-:]? ?value\b|\bdict(?:ionary)?\b|\bmachine[- ]readable\b",
+            r"\bextract\b(?! (?:the |a |an )?(?:answer|figure|value|amount|number)s?\b)",
+            r"\bkey[-:]? ?value\b|\bdict(?:ionary)?\b|\bmachine[- ]readable\b",
             r"\bas a (?:table|list of pairs)\b|\blist of objects\b|\binto an? (?:object|array)\b|\bmapping\b",
             r"\bstructured\b",
             r"提取|抽取|以\s*\{|格式输出|键值|字典|结构化",

@@ -110,40 +110,23 @@ def test_sec_10k_cover() -> None:
     )
 
 
-def test_sec_10q_cover_with_interleaved_columns() -> None:
-    found = document_entities(TEN_Q)
-    assert found.company == "KESTREL_HARBOR_BANCORP"
-    # "KHB PR A" is a preferred share, not a ticker of the company.
-    assert found.aliases == ("Kestrel Harbor Bancorp & Co.", "KHB")
-    # A 52/53-week quarter ending July 1 is the second quarter.
-    assert (found.year, found.quarter, found.doc_type) == (2023, 2, "10Q")
-
-
-def test_old_cover_without_caption_or_symbols() -> None:
-    found = document_entities(OLD_TEN_K)
-    assert (found.company, found.aliases, found.year, found.doc_type) == (
-        "NORTHGATE_MILLING",
-        ("NORTHGATE MILLING COMPANY",),
-        2016,
-        "10K",
-    )
-
-
-def test_8k_year_comes_from_the_report_date() -> None:
-    found = document_entities(EIGHT_K)
-    assert (found.company, found.aliases, found.year, found.doc_type) == (
-        "LUMEN_PEAK",
-        ("Lumen Peak Corporation", "LPK"),
-        2024,
-        "8K",
-    )
-
-
-def test_earnings_release_opening() -> None:
-    found = document_entities(RELEASE)
-    assert found.company == "COBALT_RIDGE_FOODS"
-    assert found.aliases == ("Cobalt Ridge Foods, Inc.", "CRF")
-    assert (found.year, found.quarter, found.doc_type) == (2023, 3, "EARNINGS")
+@pytest.mark.parametrize(
+    ("cover", "company", "aliases", "period", "doc_type"),
+    [
+        # "KHB PR A" is a preferred share, not a ticker; a 52/53-week quarter ending July 1 is the second quarter.
+        (TEN_Q, "KESTREL_HARBOR_BANCORP", ("Kestrel Harbor Bancorp & Co.", "KHB"), (2023, 2), "10Q"),
+        (OLD_TEN_K, "NORTHGATE_MILLING", ("NORTHGATE MILLING COMPANY",), (2016, None), "10K"),
+        (EIGHT_K, "LUMEN_PEAK", ("Lumen Peak Corporation", "LPK"), (2024, None), "8K"),  # the report date's year
+        (RELEASE, "COBALT_RIDGE_FOODS", ("Cobalt Ridge Foods, Inc.", "CRF"), (2023, 3), "EARNINGS"),
+    ],
+    ids=["10q-interleaved-columns", "old-10k-without-caption-or-symbols", "8k", "earnings-release-opening"],
+)
+def test_cover_pages_name_company_aliases_period_and_type(
+    cover: str, company: str, aliases: tuple[str, ...], period: tuple[int, int | None], doc_type: str
+) -> None:
+    found = document_entities(cover)
+    assert (found.company, found.aliases) == (company, aliases)
+    assert ((found.year, found.quarter), found.doc_type) == (period, doc_type)
 
 
 def test_a_document_is_dated_by_the_latest_date_of_its_first_pages() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
+from fixtures.processes import is_alive, live_children
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 from weaverbird.v1 import orchestrator_pb2, orchestrator_pb2_grpc, retriever_pb2, retriever_pb2_grpc
@@ -35,30 +36,13 @@ QUEUED = 20
 def _children(parent: int) -> dict[str, int]:
     """The launcher's children by role: "embedder" ... "ingester", and "broker"."""
     found: dict[str, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if int(ppid) != parent or state == "Z":
-            continue
+    for child in live_children(parent):
         for service in SERVICES:
-            if f"weaverbird_{service}".encode() in argv:
-                found[service] = int(entry.name)
-        if argv and argv[0].endswith(b"tansu"):
-            found["broker"] = int(entry.name)
+            if f"weaverbird_{service}".encode() in child.argv:
+                found[service] = child.pid
+        if child.argv[0].endswith(b"tansu"):
+            found["broker"] = child.pid
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _wait(condition: Callable[[], bool], timeout_s: float, what: str, log: Path) -> None:
@@ -129,7 +113,7 @@ def launcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Launcher]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 for pid in leftovers.values():
-                    if _alive(pid):
+                    if is_alive(pid):
                         os.kill(pid, signal.SIGKILL)
 
 
@@ -214,16 +198,7 @@ def test_up_secures_every_service_with_mutual_tls_and_tokens(launcher: Launcher)
 
 
 def _gateway_pid(parent: int) -> int | None:
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and _alive(int(entry.name)):
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if ppid == parent and b"weaverbird_gateway" in argv:
-                return int(entry.name)
-    return None
+    return next((child.pid for child in live_children(parent) if b"weaverbird_gateway" in child.argv), None)
 
 
 def test_a_killed_gateway_comes_back(launcher: Launcher) -> None:
@@ -285,5 +260,5 @@ def test_each_killed_service_comes_back_while_broker_and_others_stay_up(launcher
     # SIGTERM stops everything: the launcher exits cleanly and leaves no process behind.
     launcher.process.send_signal(signal.SIGTERM)
     assert launcher.process.wait(timeout=120) == 0, launcher.output()
-    assert [role for role, pid in current.items() if _alive(pid)] == []
+    assert [role for role, pid in current.items() if is_alive(pid)] == []
     assert "stopping" in launcher.output()

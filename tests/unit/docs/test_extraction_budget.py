@@ -10,9 +10,9 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
+from fixtures.processes import is_alive, live_children
 from test_loaders import make_pdf  # same folder: pytest puts it on sys.path
 from weaverbird_common.docs.budgets import ExtractionBudget
 from weaverbird_common.docs.loaders import (
@@ -40,29 +40,8 @@ def _div_page(count: int) -> bytes:
 
 def _our_workers(parent: int | None = None) -> dict[int, str]:
     """Live extraction workers started by `parent` (default: this process): pid -> scheduler state."""
-    parent = parent or os.getpid()
-    found: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue  # exited while we looked
-        # Fields after the command name in parentheses: state, ppid, ...
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == parent and b"weaverbird_common.docs.workers" in cmdline and state != "Z":
-            found[int(entry.name)] = state
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"  # an orphan's zombie waits for a reaper but runs nothing
+    children = live_children(parent or os.getpid())
+    return {child.pid: child.state for child in children if child.mentions(b"weaverbird_common.docs.workers")}
 
 
 def test_the_two_million_div_page_is_refused_before_parsing() -> None:
@@ -173,7 +152,7 @@ def test_a_worker_stops_mid_parse_when_its_service_is_killed() -> None:
         service.wait()
         # The worker notices within about a second; its parse alone would run for minutes.
         deadline = time.monotonic() + 20
-        while _running(worker):
+        while is_alive(worker):
             assert time.monotonic() < deadline, "the orphaned worker kept parsing"
             time.sleep(0.1)
     finally:

@@ -12,7 +12,7 @@ from prometheus_client import REGISTRY
 from weaverbird_common.ingest_messages import IngestMessage
 from weaverbird_orchestrator.catalog import Catalog
 from weaverbird_orchestrator.convert import route_proto
-from weaverbird_orchestrator.domain import Passage, Route
+from weaverbird_orchestrator.domain import Passage, Retrieval, Route
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.metrics import record_question
 
@@ -117,19 +117,25 @@ class Published:
         self.messages.append(message)
 
 
+async def _web_page_filed(
+    peers: CatalogPeers, page: tuple[str, str], question: str, **flow_options: object
+) -> tuple[Retrieval, list[str]]:
+    """Retrieves for `question` with one web page (title, text) to find; the companies its ingest was filed under."""
+    published = Published()
+    web = OnePageWeb("web-1", page[0], "https://x.example/page", page[1])
+    flow = flow_over(peers, web=web, publisher=published, **flow_options)
+    retrieval = await flow.retrieve(await flow.params(question))
+    return retrieval, [m.company for m in published.messages]
+
+
 async def test_a_web_page_about_the_unknown_company_is_filed_under_it() -> None:
     # So the catalog knows the company once the page is ingested, and the next question stays local.
-    published = Published()
-    web = OnePageWeb(
-        "web-1",
-        "Kestrel Mining results",
-        "https://x.example/k",
-        "Kestrel Mining reported EBITDA of USD 93.1 million for 2023.",
+    page = ("Kestrel Mining results", "Kestrel Mining reported EBITDA of USD 93.1 million for 2023.")
+    retrieval, filed = await _web_page_filed(
+        CatalogPeers({"kestrel"}), page, "What was Kestrel Mining's EBITDA in 2023?"
     )
-    flow = flow_over(CatalogPeers({"kestrel"}), web=web, publisher=published)
-    retrieval = await flow.retrieve(await flow.params("What was Kestrel Mining's EBITDA in 2023?"))
     assert retrieval.decision.route == Route.WEB and retrieval.decision.documents_queued == 1
-    assert [m.company for m in published.messages] == ["Kestrel Mining"]
+    assert filed == ["Kestrel Mining"]
 
 
 async def test_the_gate_can_be_turned_off() -> None:
@@ -195,17 +201,11 @@ async def test_the_next_years_filing_that_reports_the_year_covers_it() -> None:
 
 async def test_pages_for_a_short_name_of_a_known_company_are_filed_under_that_company() -> None:
     # "MGM" starts MGMRESORTS, the deployment's name for it: a second company "MGM" would split its pages.
-    published = Published()
-    web = OnePageWeb(
-        "web-2",
-        "MGM Resorts results",
-        "https://x.example/m",
-        "MGM Resorts reported EBITDAR of USD 4.1 billion for 2022.",
-    )
-    flow = flow_over(CatalogPeers(set()), web=web, publisher=published, known_companies=["MGMRESORTS"])
-    retrieval = await flow.retrieve(await flow.params("What was the EBITDAR of MGM's Las Vegas segment in 2022?"))
+    page = ("MGM Resorts results", "MGM Resorts reported EBITDAR of USD 4.1 billion for 2022.")
+    question = "What was the EBITDAR of MGM's Las Vegas segment in 2022?"
+    retrieval, filed = await _web_page_filed(CatalogPeers(set()), page, question, known_companies=["MGMRESORTS"])
     assert retrieval.decision.route == Route.WEB and "MGM" in retrieval.decision.note
-    assert [m.company for m in published.messages] == ["MGMRESORTS"]
+    assert filed == ["MGMRESORTS"]
 
 
 class FilterRecordingPeers(CatalogPeers):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from weaverbird.v1 import common_pb2, orchestrator_pb2
+from weaverbird_common.proto_fields import message_from
 
 from weaverbird_orchestrator.domain import (
     GenerationDone,
@@ -64,34 +65,20 @@ def timings_proto(t: Timings) -> orchestrator_pb2.StageTimings:
 
 
 def route_proto(d: RouteDecision) -> orchestrator_pb2.RouteEvent:
-    return orchestrator_pb2.RouteEvent(
+    return message_from(
+        orchestrator_pb2.RouteEvent,
+        d,
         route=_ROUTE[d.route],
-        best_local_score=d.best_local_score,
-        threshold=d.threshold,
-        top_k=d.top_k,
-        top_j=d.top_j,
-        web_status=d.web_status,
-        note=d.note,
         filter=filter_proto(d.filters),
         timings=timings_proto(d.timings),
-        pages_fetched=d.pages_fetched,
-        pages_failed=d.pages_failed,
-        pages_timed_out=d.pages_timed_out,
-        documents_queued=d.documents_queued,
-        standalone_question=d.standalone_question,
         task=_TASK.get(d.task, common_pb2.TASK_UNSPECIFIED) if d.task else common_pb2.TASK_UNSPECIFIED,
-        task_decided_by=d.task_decided_by,
         route_reason=d.reason,
-        verdict=d.verdict,
-        score_decided=d.score_decided,
-        notices=[orchestrator_pb2.Notice(code=n.code, params=dict(n.params), text=n.text) for n in d.notices],
+        notices=[message_from(orchestrator_pb2.Notice, n) for n in d.notices],
     )
 
 
 def stage_proto(s: Stage) -> orchestrator_pb2.StageEvent:
-    return orchestrator_pb2.StageEvent(
-        stage=s.stage, round=s.round, ms=s.ms, detail=s.detail, sub_questions=list(s.sub_questions), passed=s.passed
-    )
+    return message_from(orchestrator_pb2.StageEvent, s)
 
 
 def citation_proto(number: int, p: Passage, cited: bool = False) -> orchestrator_pb2.Citation:
@@ -151,49 +138,24 @@ def _add_extras(done: orchestrator_pb2.AnswerDone, extras: TaskExtras) -> None:
     """The task's structured parts; the outcome types come from tasks/ (duck-typed here)."""
     if (c := extras.calculation) is not None:
         done.calculation.CopyFrom(
-            orchestrator_pb2.Calculation(
-                figures=[
-                    orchestrator_pb2.Figure(label=f.label, value=f.value, unit=f.unit, text=f.text, passage=f.passage)
-                    for f in c.figures
-                ],
-                formula=c.formula,
+            message_from(
+                orchestrator_pb2.Calculation,
+                c,
+                figures=[message_from(orchestrator_pb2.Figure, f) for f in c.figures],
                 result=c.result if c.result is not None else 0.0,
-                unit=c.unit,
-                result_text=c.result_text,
             )
         )
     if (x := extras.structured) is not None:
-        done.structured.CopyFrom(
-            orchestrator_pb2.StructuredAnswer(
-                json=x.json,
-                valid=x.valid,
-                missing_keys=list(x.missing_keys),
-                errors=list(x.errors),
-                repaired=x.repaired,
-                keys=list(getattr(x, "keys", ())),
-            )
-        )
+        done.structured.CopyFrom(message_from(orchestrator_pb2.StructuredAnswer, x))
     if (ch := extras.chart) is not None:
         done.chart.CopyFrom(
-            orchestrator_pb2.ChartSpec(
-                type=ch.type,
-                title=ch.title,
-                categories=list(ch.categories),
-                series=[
-                    orchestrator_pb2.ChartSeries(name=s.name, values=list(s.values), passages=list(s.passages))
-                    for s in ch.series
-                ],
-                x_label=ch.x_label,
-                y_label=ch.y_label,
-                unit=ch.unit,
+            message_from(
+                orchestrator_pb2.ChartSpec,
+                ch,
+                series=[message_from(orchestrator_pb2.ChartSeries, s) for s in ch.series],
             )
         )
 
 
 def prompt_proto(p: PromptPrepared) -> orchestrator_pb2.PromptEvent:
-    return orchestrator_pb2.PromptEvent(
-        prompt_tokens=p.prompt_tokens,
-        context_tokens=p.context_tokens,
-        context_tokens_full=p.context_tokens_full,
-        passages_used=list(p.passages_used),
-    )
+    return message_from(orchestrator_pb2.PromptEvent, p)

@@ -3,31 +3,15 @@ said plainly. Statements written for the test; values hand-computed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
+from fixtures.filing_facts import Filing
 from weaverbird_common.facts.answer import FactAnswer, FactMiss, answer_from_facts
-from weaverbird_common.facts.model import Fact, Period
+from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import read_question
 
-
-def _fact(
-    concept: str, label: str, year: int, value: float, statement: str, *, page: int, document: str = "doc-2025"
-) -> Fact:
-    return Fact(
-        document_id=document,
-        company="KESTREL_LOOM",
-        page=page,
-        table="Consolidated statements",
-        statement=statement,
-        label=label,
-        concept=concept,
-        period=Period(year, 0 if statement == "balance" else 12),
-        value=value,
-        scale=1e6,
-        unit="currency",
-        currency="USD",
-        title="Kestrel Loom Annual Report 2025",
-        source="kestrel-2025.md",
-    )
+_fact = Filing("doc-2025", "KESTREL_LOOM", "Kestrel Loom Annual Report 2025", "kestrel-2025.md").fact
 
 
 FACTS = [
@@ -99,7 +83,7 @@ def test_a_missing_fact_is_a_miss_naming_it() -> None:
 
 
 def test_two_values_for_one_concept_and_period_are_a_conflict_not_a_choice() -> None:
-    restated = _fact("revenue", "Net sales", 2024, 1290.0, "income", page=12, document="doc-2024")
+    restated = replace(_fact("revenue", "Net sales", 2024, 1290.0, "income", page=12), document_id="doc-2024")
     result = _answer("What were Kestrel Loom's net sales in FY2024?", [*FACTS, restated])
     assert isinstance(result, FactMiss)
     assert result.reason == "conflict"

@@ -5,28 +5,11 @@ test; values hand-computed."""
 from __future__ import annotations
 
 import pytest
+from fixtures.filing_facts import Filing
 from weaverbird_common.facts.answer import FactAnswer, answer_from_facts
-from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import read_question
 
-
-def _fact(concept: str, label: str, year: int, value: float, statement: str, page: int) -> Fact:
-    return Fact(
-        document_id="wren-2023",
-        company="WREN_TEXTILES",
-        page=page,
-        table="Consolidated statements",
-        statement=statement,
-        label=label,
-        concept=concept,
-        period=Period(year, 0 if statement == "balance" else 12),
-        value=value,
-        scale=1e6,
-        unit="currency",
-        currency="USD",
-        title="Wren Textiles 10-K 2023",
-        source="wren-2023.pdf",
-    )
+_fact = Filing("wren-2023", "WREN_TEXTILES", "Wren Textiles 10-K 2023", "wren-2023.pdf").fact
 
 
 FACTS = [

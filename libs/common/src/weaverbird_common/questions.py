@@ -13,6 +13,7 @@ from weaverbird_common.periods import asked_periods, with_year_digits
 # the system only answers in English or Chinese, and Japanese kana should not count as Chinese.
 CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
 CJK_RE = re.compile(f"[{CJK_CLASS}]")
+CJK_RUN_RE = re.compile(f"[{CJK_CLASS}]+")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 
 # About two Chinese characters carry what one English word does, so CJK characters are halved

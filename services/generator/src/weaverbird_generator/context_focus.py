@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from weaverbird_common.docs.chunker import count_tokens, split_sentences
+from weaverbird_common.docs.page_blocks import PIPE_ROW_RE
 from weaverbird_common.glossary import components, concepts
-from weaverbird_common.questions import CJK_CLASS
+from weaverbird_common.questions import CJK_CLASS, CJK_RUN_RE
 
 from weaverbird_generator.prompt import Passage
 
@@ -51,8 +52,6 @@ _STOP_WORDS = frozenset(
 _WORD = re.compile(r"[a-z][a-z'&-]*[a-z]|[a-z]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
-_PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_SEPARATOR = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(f"[A-Za-z{CJK_CLASS}]")
@@ -71,7 +70,7 @@ def terms(text: str) -> set[str]:
     lowered = text.lower()
     out = {_stem(w) for w in _WORD.findall(lowered) if w not in _STOP_WORDS and len(w) > 1}
     out.update(_NUMBER.findall(lowered))
-    for run in _CJK_RUN.findall(text):
+    for run in CJK_RUN_RE.findall(text):
         out.update(run[i : i + 2] for i in range(len(run) - 1))
         if len(run) == 1:
             out.add(run)
@@ -121,7 +120,7 @@ def _units(index: int, text: str) -> list[_Unit]:
             table_header = None
             continue
         year_line_age += 1
-        if _PIPE_ROW.match(line):
+        if PIPE_ROW_RE.match(line):
             if _PIPE_SEPARATOR.match(line):
                 continue
             if table_header is None:

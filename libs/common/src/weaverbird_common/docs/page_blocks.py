@@ -19,7 +19,7 @@ _ZH_SECTION_RE = re.compile(r"^第[一二三四五六七八九十百零〇\d]+�
 _ZH_NUMBERED_RE = re.compile(r"^[一二三四五六七八九十]+、")
 _ZH_SUBNUMBERED_RE = re.compile(r"^[（(][一二三四五六七八九十]+[）)]")
 _BULLET_RE = re.compile(r"^(?:[•●▪◦·\-*–]\s|\d{1,2}[.)]\s|\([a-z0-9]{1,3}\)\s)")
-_PIPE_ROW_RE = re.compile(r"^\s*\|.*\|\s*$")
+PIPE_ROW_RE = re.compile(r"^\s*\|.*\|\s*$")  # a Markdown pipe-table row
 _NUMBER_TOKEN_RE = re.compile(r"^[(\[]?[-−+]?[$€£¥]?[-−]?\(?\d[\d,]*(?:\.\d+)?\)?%?[)\]]?[,;]?$")
 _NIL_TOKEN_RE = re.compile(r"^(?:[—–\-]+%?|n/?a|nm)$", re.IGNORECASE)
 _NEUTRAL_TOKENS = frozenset({"$", "%", "€", "£", "¥", "(", ")"})
@@ -136,9 +136,9 @@ def _table_spans(lines: list[str]) -> list[tuple[int, int, int]]:
     n = len(lines)
     i = 0
     while i < n:
-        if _PIPE_ROW_RE.match(lines[i]):
+        if PIPE_ROW_RE.match(lines[i]):
             j = i
-            while j < n and _PIPE_ROW_RE.match(lines[j]):
+            while j < n and PIPE_ROW_RE.match(lines[j]):
                 j += 1
             if j - i >= 2:
                 separator = j - i >= 2 and re.fullmatch(r"[\s|:\-]+", lines[i + 1]) is not None

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from weaverbird_common.periods import YEAR_NUMBER_RE
-from weaverbird_common.questions import CJK_CLASS
+from weaverbird_common.questions import CJK_RE, CJK_RUN_RE
 from weaverbird_common.wire_texts import says_insufficient
 
 from weaverbird_orchestrator.citations import cited_numbers
@@ -41,8 +41,6 @@ _CLOSING = re.compile(r"^(.*?)([.。!！?？;；:：]*)$", re.DOTALL)
 _MARKER_RUN = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]】])+")
 _MARKERS = re.compile(r"[\[【]\s*\d+(?:\s*[,，、]\s*\d+)*\s*[\]】]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'&-]*")
-_CJK = re.compile(f"[{CJK_CLASS}]")
-_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _YEAR = YEAR_NUMBER_RE
 _MIN_CLAIM_WORDS = 4
 _MIN_CLAIM_CJK = 6
@@ -110,7 +108,7 @@ def is_claim(sentence: str) -> bool:
         return False
     if answer_figures(bare):
         return True
-    return len(_WORD.findall(bare)) >= _MIN_CLAIM_WORDS or len(_CJK.findall(bare)) >= _MIN_CLAIM_CJK
+    return len(_WORD.findall(bare)) >= _MIN_CLAIM_WORDS or len(CJK_RE.findall(bare)) >= _MIN_CLAIM_CJK
 
 
 def refused(answer: str) -> bool:
@@ -126,7 +124,7 @@ def terms(text: str) -> set[str]:
     pairs once question words are removed."""
     found = {w.lower()[:_STEM] for w in _WORD.findall(text) if len(w) > 2 and w.lower() not in _STOP_WORDS}
     found |= set(_YEAR.findall(text))
-    for run in _CJK_RUN.findall(_ZH_STOP.sub(" ", text)):
+    for run in CJK_RUN_RE.findall(_ZH_STOP.sub(" ", text)):
         found |= {run[i : i + 2] for i in range(len(run) - 1)} or {run}
     return found
 
@@ -163,7 +161,7 @@ def cite_figures(answer: str, sources: Sequence[str]) -> tuple[str, int]:
         if not holder:
             continue
         body, closing = _CLOSING.match(piece.rstrip()).groups()  # type: ignore[union-attr]
-        gap = "" if _CJK.search(body) else " "
+        gap = "" if CJK_RE.search(body) else " "
         parts[i] = f"{body}{gap}[{holder}]{closing}{piece[len(piece.rstrip()) :]}"
         added += 1
     return "".join(parts), added

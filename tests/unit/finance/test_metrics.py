@@ -213,39 +213,46 @@ def test_a_change_in_a_margin_is_not_growth_of_the_item() -> None:
     assert found == ["operating_margin"]
 
 
-def test_a_definition_in_the_question_overrides_the_library() -> None:
-    question = (
-        "What is the FY2018 fixed asset turnover ratio for Acme? Fixed asset turnover ratio is defined as: "
-        "FY2018 revenue / (average PP&E between FY2017 and FY2018). Round your answer to two decimal places."
-    )
+FIXED_ASSET_TURNOVER = (
+    "What is the FY2018 fixed asset turnover ratio for Acme? Fixed asset turnover ratio is defined as: "
+    "FY2018 revenue / (average PP&E between FY2017 and FY2018). Round your answer to two decimal places."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "unit", "value"),
+    [
+        (FIXED_ASSET_TURNOVER, "times", 1000 / 480),
+        (
+            "What is Acme's FY2019 DPO? DPO is defined as: 365 * (average accounts payable between FY2018 and "
+            "FY2019) / (FY2019 COGS + change in inventory between FY2018 and FY2019). Round to two decimals.",
+            "days",
+            365 * 60 / (600 + (90 - 70)),
+        ),
+        (
+            "Return on assets is defined as: FY2020 net income / (average total assets between FY2019 and FY2020). "
+            "What is it? Answer in units of percents.",
+            "percent",
+            135 / 1100,
+        ),
+    ],
+    ids=["fixed-asset-turnover", "dpo-with-a-change-in-inventory", "roa-with-prior-year-items-in-percent"],
+)
+def test_a_metric_defined_in_the_question_is_computed_in_its_unit(question: str, unit: str, value: float) -> None:
     metric = definition_in_question(question)
+    assert metric is not None and metric.unit == unit
+    computed = compute(metric, LOOKUP)
+    assert computed is not None and computed.value == pytest.approx(value)
+
+
+def test_a_definition_in_the_question_overrides_the_library() -> None:
+    metric = definition_in_question(FIXED_ASSET_TURNOVER)
     assert metric is not None
     assert metric.inputs == {"a": Input("revenue", "t"), "b": Input("ppe_net", "avg")}
     assert "as the question defines it" in metric.description
-    computed = compute(metric, LOOKUP)
-    assert computed is not None and computed.value == pytest.approx(1000 / 480)
 
 
-def test_a_defined_dpo_with_a_change_in_inventory() -> None:
-    question = (
-        "What is Acme's FY2019 DPO? DPO is defined as: 365 * (average accounts payable between FY2018 and FY2019) "
-        "/ (FY2019 COGS + change in inventory between FY2018 and FY2019). Round to two decimals."
-    )
-    metric = definition_in_question(question)
-    assert metric is not None and metric.unit == "days"
-    computed = compute(metric, LOOKUP)
-    assert computed is not None
-    assert computed.value == pytest.approx(365 * 60 / (600 + (90 - 70)))
-
-
-def test_a_definition_with_prior_year_items_and_percent_units() -> None:
-    question = (
-        "Return on assets is defined as: FY2020 net income / (average total assets between FY2019 and FY2020). "
-        "What is it? Answer in units of percents."
-    )
-    metric = definition_in_question(question)
-    assert metric is not None and metric.unit == "percent"
-    assert compute(metric, LOOKUP).value == pytest.approx(135 / 1100)  # type: ignore[union-attr]
+def test_a_definition_reads_prior_year_items() -> None:
     growth = definition_in_question("Growth is defined as: (FY2020 revenue - FY2019 revenue) / FY2019 revenue.")
     assert growth is not None
     assert [i.period for i in growth.inputs.values()] == ["t", "t-1", "t-1"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -89,15 +90,8 @@ def _add_question_options(parser: argparse.ArgumentParser, addr: str) -> None:
 
 
 def _options(args: argparse.Namespace) -> AskOptions:
-    return AskOptions(
-        top_k=args.top_k,
-        top_j=args.top_j,
-        threshold=args.threshold,
-        task=args.task,
-        json_keys=args.json_keys,
-        max_rounds=args.max_rounds,
-        chart_dir=args.chart_dir,
-    )
+    # Each option is the flag of the same name (_add_question_options).
+    return AskOptions(**{f.name: getattr(args, f.name) for f in dataclasses.fields(AskOptions)})
 
 
 def _kb(args: argparse.Namespace) -> int:

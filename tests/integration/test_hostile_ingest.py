@@ -14,6 +14,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from fixtures.processes import is_alive, live_children
 from weaverbird.v1 import ingester_pb2, ingester_pb2_grpc
 from weaverbird_common.docs import loaders
 from weaverbird_common.docs.budgets import ExtractionBudget
@@ -31,25 +32,8 @@ Add = ingester_pb2.AddDocumentRequest
 
 def _busy_workers() -> set[int]:
     """Pids of this process's parse workers that are running (state R), i.e. parsing."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state, ppid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:2]
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(ppid) == os.getpid() and b"weaverbird_common.docs.workers" in cmdline and state == "R":
-            found.add(int(entry.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    workers = [c for c in live_children(os.getpid()) if c.mentions(b"weaverbird_common.docs.workers")]
+    return {worker.pid for worker in workers if worker.state == "R"}
 
 
 async def _until(condition: Callable[[], bool], what: str) -> None:
@@ -91,7 +75,7 @@ async def test_an_abandoned_parse_is_cancelled_and_its_worker_killed(
     call.cancel()  # the client goes away
     with pytest.raises(asyncio.CancelledError):
         await call
-    await _until(lambda: not _alive(parsing), "the parse worker being killed")
+    await _until(lambda: not is_alive(parsing), "the parse worker being killed")
     await _until(lambda: _scheduler().in_use() == 0, "the parse slot being freed")
 
 

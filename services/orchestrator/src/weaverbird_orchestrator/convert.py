@@ -82,15 +82,11 @@ def stage_proto(s: Stage) -> orchestrator_pb2.StageEvent:
 
 
 def citation_proto(number: int, p: Passage, cited: bool = False) -> orchestrator_pb2.Citation:
-    return orchestrator_pb2.Citation(
+    return message_from(
+        orchestrator_pb2.Citation,
+        p,
         number=number,
-        title=p.title,
-        source=p.source,
-        page=p.page,
         origin=_ORIGIN.get(p.origin, common_pb2.ORIGIN_LOCAL),
-        score=p.score,
-        document_id=p.document_id,
-        text=p.text,
         cited_in_answer=cited,
     )
 
@@ -115,17 +111,14 @@ def done_proto(
     task: Task = Task.LOOKUP,
     extras: TaskExtras | None = None,
 ) -> orchestrator_pb2.AnswerDone:
-    done = orchestrator_pb2.AnswerDone(
-        finish_reason=g.finish_reason,
-        prompt_tokens=g.prompt_tokens,
-        completion_tokens=g.completion_tokens,
-        model_id=g.model_id,
+    done = message_from(
+        orchestrator_pb2.AnswerDone,
+        g,
         timings=timings_proto(d.timings),
         conversation_id=conversation_id,
         answer_check=_ANSWER_CHECK.get(answer_check, orchestrator_pb2.ANSWER_CHECK_UNSPECIFIED),
         unsupported_numbers=list(unsupported_numbers),
         answer_cites_passages=answer_cites_passages,
-        cached_tokens=g.cached_tokens,
         replacement_answer=replacement_answer,
         task=_TASK[task],
     )

@@ -149,7 +149,8 @@ def test_a_share_of_the_one_total_row_named_by_its_caption() -> None:
     costs = extract_facts(Document("p", "Plan", "plan.md", [Page(None, PLAN)], "en", "", 2019, None, ""))
     assert "Total Fiscal 2018 Plan" in {f.label for f in costs}  # the caption names the total row
     answer = answer_row("What was the employee termination costs as a proportion of total costs in 2019?", costs)
-    assert answer is not None and answer.value == pytest.approx(53.0 / 55.5 * 100)
+    # A proportion not asked in percent is a fraction (the share of a percentage question is in percent).
+    assert answer is not None and answer.value == pytest.approx(53.0 / 55.5)
     among = answer_row("In 2018, what is the percentage constitution of facility exit costs among the total?", costs)
     assert among is not None and among.value == pytest.approx(3.0 / 42.0 * 100)
 
@@ -185,3 +186,23 @@ def test_a_roll_forwards_opening_row_answers_only_when_named() -> None:
     assert change.value == pytest.approx(2450.8 - 1620.2)
     opening = answer_row("What was the goodwill at the beginning of the year in 2019?", facts)
     assert opening is not None and opening.value == pytest.approx(1620.2)
+
+
+def test_a_difference_between_two_named_years_is_the_first_named_less_the_second() -> None:
+    table = "| | 2019 | 2018 |\n|---|---|---|\n| Rights granted during the period | 4,465,617 | 5,691,731 |"
+    facts = extract_facts(Document("r", "Rights", "r.md", [Page(None, table)], "en", "", 2019, None, ""))
+    between = answer_row("What is the difference in rights granted during the period between 2018 and 2019?", facts)
+    assert between is not None and between.value == pytest.approx(5_691_731 - 4_465_617)
+    change = answer_row("What is the change in rights granted during the period between 2018 and 2019?", facts)
+    assert change is not None and change.value == pytest.approx(4_465_617 - 5_691_731)  # a change runs forward
+
+
+def test_a_comparison_column_holds_no_period_and_a_relation_is_not_one_rows_value() -> None:
+    table = (
+        "| ($ in thousands) | 2019 | % Change 2018 to 2019 | 2018 |\n|---|---|---|---|\n"
+        "| Services | $59,545 | (8)% | $64,476 |\n| Total revenue | $63,333 | (9)% | $69,549 |"
+    )
+    facts = extract_facts(Document("s", "Revenue", "s.md", [Page(None, table)], "en", "", 2019, None, ""))
+    change = answer_row("What was the change in services between 2018 and 2019?", facts)
+    assert change is not None and change.value == pytest.approx(59_545 - 64_476)
+    assert answer_row("What is the ratio of services in 2019?", facts) is None

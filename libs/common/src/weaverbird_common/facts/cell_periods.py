@@ -14,10 +14,16 @@ _YEAR = re.compile(r"(?:\bFY\s*|\bfiscal\s+(?:year\s+)?|\b)((?:19|20)\d{2})\b", 
 _ZH_QUARTER = re.compile(r"第?([一二三四1-4])季度")
 _ZH_FULL = re.compile(r"全年|年度合计|全年合计")
 _ZH_Q = {"一": 1, "二": 2, "三": 3, "四": 4}
+# A column that compares periods ("% Change 2018 to 2019", "2019 vs 2018", 同比增减) holds no period's value.
+_COMPARISON = re.compile(
+    r"\bchange\b|\bvariation\b|\bvs\.?(?=\s|$)|\bversus\b|\bcompared (?:to|with)\b|增减|变动|同比", re.IGNORECASE
+)
 
 
 def period_in_cell(text: str, statement: str, default_year: int | None) -> Period | None:
     """The period a header or row cell names, or None (a "Change" or "Share of total" column)."""
+    if _COMPARISON.search(text):
+        return None
     zh = periods.ZH_PERIOD.search(text)
     if zh:
         return periods.zh_period(zh, statement)

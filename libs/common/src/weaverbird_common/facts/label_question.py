@@ -41,6 +41,12 @@ _SHARE = re.compile(
     rf"|(?:percentage|proportion|share)(?: constitution)? of (?P<a4>.+?) (?:among|within|out of) (?P<b4>.+?){_END}",
     re.IGNORECASE,
 )
+# A question relating two amounts: one row's value does not answer it.
+_RELATION = re.compile(
+    r"\bratio\b|\bproportion\b|\bportion of\b|\bpercentage (?:constitution )?of\b"
+    r"|\bas an? (?:percentage|share|multiple) of\b",
+    re.IGNORECASE,
+)
 # Two rows combined: "difference between A and B", "sum of A and B", "A and B combined".
 _PAIR = re.compile(
     rf"\b(?:difference|gap) (?:in [\w ]+? )?between (?P<d>.+?){_END}"
@@ -126,7 +132,8 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     b = next(f for f in in_year if f.label == b_label)
     if b.value == 0:
         return None
-    if ratio:
+    if ratio or (re.search(r"\bproportion\b", question, re.I) and not re.search(r"percent", question, re.I)):
+        # A ratio, and a "proportion" not asked in percent, is a fraction (0.18), not 18 %.
         return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), f"{a_label} / {b_label}")
     return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), f"{a_label} / {b_label}")
 
@@ -157,6 +164,16 @@ def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer |
     value = a.value - b.value if op == "difference" else a.value + b.value
     sign = " - " if op == "difference" else " + "
     return RowAnswer(value, a.unit, op, (a, b), f"{a.label}{sign}{b.label}")
+
+
+_DIFFERENCE = re.compile(r"\bdifference\b", re.IGNORECASE)
+_CHANGE_WORD = re.compile(r"\bchange\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
+
+
+def _named_first(question: str) -> int | None:
+    """The year the question names first ("between 2019 and 2018" -> 2019)."""
+    found = re.search(r"(?<!\d)((?:19|20)\d{2})(?!\d)", question)
+    return int(found.group(1)) if found else None
 
 
 def _default_years(question: str, row: dict[int, Fact]) -> list[int]:
@@ -214,8 +231,11 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
             return RowAnswer((new.value - old.value) / abs(old.value) * 100, "percent", "pct_change", (new, old), label)
         if _DECREASE.search(question):  # "how much did X decrease by": the fall, as a positive amount
             return RowAnswer(old.value - new.value, unit, "decrease", (new, old), label)
+        if _DIFFERENCE.search(question) and not _CHANGE_WORD.search(question) and _named_first(question) == min(years):
+            # "the difference in X between 2018 and 2019" is the first named less the second.
+            return RowAnswer(old.value - new.value, unit, "difference", (old, new), label)
         return RowAnswer(new.value - old.value, unit, "change", (new, old), label)
-    if len(years) == 1:
+    if len(years) == 1 and not _RELATION.search(question):
         fact = by_year[years[0]]
         return RowAnswer(fact.value, unit, "value", (fact,), label)
-    return None
+    return None  # a ratio or a share of two rows not both found is not one row's value

@@ -6,6 +6,13 @@ import pytest
 from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.facts.extract import extract_facts
 from weaverbird_common.facts.label_question import answer_row
+from weaverbird_common.facts.model import Fact
+
+
+def _facts_of(table: str) -> list[Fact]:
+    """The facts of a one-page English document of 2019 that holds `table`."""
+    return extract_facts(Document("d", "Tables", "tables.md", [Page(None, table)], "en", "", 2019, None, ""))
+
 
 TABLE = """Films released (number)
 
@@ -22,8 +29,7 @@ TABLE = """Films released (number)
 
 @pytest.fixture(scope="module")
 def facts() -> list:
-    doc = Document("d", "Films", "films.md", [Page(None, TABLE)], "en", "", 2019, None, "")
-    return extract_facts(doc)
+    return _facts_of(TABLE)
 
 
 def test_average_over_a_year_range(facts: list) -> None:
@@ -69,8 +75,7 @@ SALES = """Sales by country (in thousands)
 
 @pytest.fixture(scope="module")
 def sales() -> list:
-    doc = Document("s", "Sales", "sales.md", [Page(None, SALES)], "en", "", 2019, None, "")
-    return extract_facts(doc)
+    return _facts_of(SALES)
 
 
 def test_a_total_asked_of_a_table_whose_last_row_is_just_total(sales: list) -> None:
@@ -129,8 +134,7 @@ PLAN = """Restructuring plan costs (in millions)
 
 @pytest.fixture(scope="module")
 def costs() -> list:
-    doc = Document("c", "Costs", "costs.md", [Page(None, COSTS)], "en", "", 2019, None, "")
-    return extract_facts(doc)
+    return _facts_of(COSTS)
 
 
 def test_total_in_the_question_picks_the_total_row_among_equals(costs: list) -> None:
@@ -146,7 +150,7 @@ def test_weighted_average_names_a_row_not_an_average(costs: list) -> None:
 
 
 def test_a_share_of_the_one_total_row_named_by_its_caption() -> None:
-    costs = extract_facts(Document("p", "Plan", "plan.md", [Page(None, PLAN)], "en", "", 2019, None, ""))
+    costs = _facts_of(PLAN)
     assert "Total Fiscal 2018 Plan" in {f.label for f in costs}  # the caption names the total row
     answer = answer_row("What was the employee termination costs as a proportion of total costs in 2019?", costs)
     # A proportion not asked in percent is a fraction (the share of a percentage question is in percent).
@@ -180,7 +184,7 @@ ROLL = """Goodwill (in millions)
 
 
 def test_a_roll_forwards_opening_row_answers_only_when_named() -> None:
-    facts = extract_facts(Document("g", "Goodwill", "gw.md", [Page(None, ROLL)], "en", "", 2019, None, ""))
+    facts = _facts_of(ROLL)
     change = answer_row("What was the change in goodwill from 2018 to 2019?", facts)
     assert change is not None and change.label == "Goodwill, end of the year"
     assert change.value == pytest.approx(2450.8 - 1620.2)
@@ -190,7 +194,7 @@ def test_a_roll_forwards_opening_row_answers_only_when_named() -> None:
 
 def test_a_difference_between_two_named_years_is_the_first_named_less_the_second() -> None:
     table = "| | 2019 | 2018 |\n|---|---|---|\n| Rights granted during the period | 4,465,617 | 5,691,731 |"
-    facts = extract_facts(Document("r", "Rights", "r.md", [Page(None, table)], "en", "", 2019, None, ""))
+    facts = _facts_of(table)
     between = answer_row("What is the difference in rights granted during the period between 2018 and 2019?", facts)
     assert between is not None and between.value == pytest.approx(5_691_731 - 4_465_617)
     change = answer_row("What is the change in rights granted during the period between 2018 and 2019?", facts)
@@ -202,7 +206,7 @@ def test_a_comparison_column_holds_no_period_and_a_relation_is_not_one_rows_valu
         "| ($ in thousands) | 2019 | % Change 2018 to 2019 | 2018 |\n|---|---|---|---|\n"
         "| Services | $59,545 | (8)% | $64,476 |\n| Total revenue | $63,333 | (9)% | $69,549 |"
     )
-    facts = extract_facts(Document("s", "Revenue", "s.md", [Page(None, table)], "en", "", 2019, None, ""))
+    facts = _facts_of(table)
     change = answer_row("What was the change in services between 2018 and 2019?", facts)
     assert change is not None and change.value == pytest.approx(59_545 - 64_476)
     assert answer_row("What is the ratio of services in 2019?", facts) is None

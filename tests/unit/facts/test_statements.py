@@ -11,6 +11,16 @@ def test_a_title_ending_with_the_statements_name_is_that_statement() -> None:
     assert statement_kind("Segment information: income statement items by region") == "other"
 
 
+def test_a_title_whose_spaces_were_lost_is_read_and_a_part_of_the_group_is_a_note() -> None:
+    glued = {"WalmartInc. ConsolidatedStatementsofIncome": "income", "ConsolidatedBalanceSheets": "balance"}
+    assert {title: statement_kind(title) for title in glued} == glued
+    # Guarantor and parent-only statements beside the group's own: read as notes, the group's figure wins.
+    parts = ("Deed of Cross Guarantee Consolidated Balance Sheets", "Condensed Consolidating Statements of Income",
+             "Parent Company Only Balance Sheets", "母公司资产负债表")  # fmt: skip
+    assert [statement_kind(t) for t in parts] == ["other"] * 4
+    assert statement_kind("合并资产负债表") == "balance"
+
+
 def test_a_heading_in_capitals_is_no_prose_mention() -> None:
     heading = "Table of Contents PART II ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA INCOME STATEMENTS (In"
     assert page_top_kind(heading) == "income"

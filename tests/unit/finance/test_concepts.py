@@ -10,6 +10,10 @@ LABELS = [
     ("Total net sales", "revenue"),
     ("Net sales", "revenue"),
     ("Revenues:", "revenue"),
+    # pypdf drops some filings' spaces; ", net of ..." qualifies the line item.
+    ("Operatingincome", "operating_income"),
+    ("Totalcurrentassets", "total_current_assets"),
+    ("Capital expenditures, net of construction payable", "capital_expenditure"),
     ("Total revenues (1)", "revenue"),
     ("Revenue, net", "revenue"),
     ("Cost of sales (2)", "cost_of_revenue"),
@@ -187,6 +191,7 @@ def test_a_label_that_only_contains_revenue_is_not_revenue(label: str) -> None:
         "营业收入增长率",
         "Net income per employee",
         "资产减值准备明细",
+        "Membershipandotherincomeitems",  # glued, and no line item's words
     ],
 )
 def test_a_label_naming_no_line_item_maps_to_nothing(label: str) -> None:

@@ -136,7 +136,7 @@ def test_the_formula_shows_the_figures_and_the_result() -> None:
     assert computed.formula == "400 / 1,000 = 40.0 %"
     assert computed.used == {"g": ("gross_profit", "t", 400), "r": ("revenue", "t", 1000)}
     dso = compute(METRICS["dso"], LOOKUP)
-    assert dso is not None and dso.formula == "365 x 100 / 1,000 = 36.5 days"
+    assert dso is not None and dso.formula == "365 x 100 / 1,000 = 36.50 days"
     assert dso.used["r"] == ("accounts_receivable", "avg", 100)
 
 

@@ -16,7 +16,7 @@ from weaverbird_common.facts.question import FigureQuestion
 from weaverbird_common.facts.select import Conflict, pick_fact
 from weaverbird_common.facts.units import multiplier_word
 from weaverbird_common.finance.concepts import CONCEPTS
-from weaverbird_common.finance.metrics import Computed, Metric, compute
+from weaverbird_common.finance.metrics import Computed, Metric, compute, show_metric
 
 
 @dataclass(frozen=True)
@@ -249,17 +249,9 @@ def _digits(value: float) -> str:
 
 
 def _metric_value(value: float, unit: str, like: Fact | None = None) -> str:
-    if unit == "percent":
-        return f"{value * 100:.1f} %"
-    if unit == "percentage points":
-        return f"{value * 100:.1f} percentage points"
-    if unit == "days":
-        return f"{value:.2f} days"
-    if unit in ("ratio", "times"):
-        return f"{value:.2f}" + (" times" if unit == "times" else "")
     if unit == "currency" and like is not None:
         return amount_text(value, like)
-    return f"{value:,.2f}"
+    return show_metric(value, unit)
 
 
 def _conflict_text(conflict: Conflict, language: str) -> str:

@@ -146,7 +146,7 @@ def compute(metric: Metric, lookup: Callable[[str, str], float | None]) -> Compu
                 return None
             filled = re.sub(r"\b([a-z])\b", lambda m, shown=shown: shown.get(m.group(1), m.group(1)), expression)
             filled = filled.replace("*", "x")
-            out = _show_result(result, metric.unit)
+            out = show_metric(result, metric.unit)
             return Computed(result, metric.unit, f"{filled} = {out}", used)
     return None
 
@@ -176,13 +176,16 @@ def _show_number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def _show_result(value: float, unit: str) -> str:
+def show_metric(value: float, unit: str) -> str:
+    """A metric's value as users read it, in the formula and the answer alike: "22.4 %", "63.86 days"."""
     if unit == "percent":
         return f"{value * 100:.1f} %"
+    if unit == "percentage points":
+        return f"{value * 100:.1f} percentage points"
     if unit == "days":
-        return f"{value:,.1f} days"
+        return f"{value:,.2f} days"
     if unit == "times":
-        return f"{value:,.2f}x"
+        return f"{value:,.2f} times"
     if unit == "ratio":
         return f"{value:,.2f}"
     return _show_number(value)

@@ -210,3 +210,15 @@ def test_a_comparison_column_holds_no_period_and_a_relation_is_not_one_rows_valu
     change = answer_row("What was the change in services between 2018 and 2019?", facts)
     assert change is not None and change.value == pytest.approx(59_545 - 64_476)
     assert answer_row("What is the ratio of services in 2019?", facts) is None
+
+
+def test_a_ratio_of_one_row_over_two_years_and_a_label_named_without_its_aside() -> None:
+    table = (
+        "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Land, property and equipment, gross | $8,109 | $8,381 |\n"
+        "| Free Cash Flow (non-U.S. GAAP measure) | $497 | $533 |"
+    )
+    facts = _facts_of(table)
+    ratio = answer_row("What is the ratio of land, property and equipment, gross in fiscal 2019 to fiscal 2018?", facts)
+    assert ratio is not None and ratio.value == pytest.approx(8_109 / 8_381)
+    growth = answer_row("What is the percentage change in Free Cash Flow from 2018 to 2019?", facts)
+    assert growth is not None and growth.value == pytest.approx((497 - 533) / 533 * 100)

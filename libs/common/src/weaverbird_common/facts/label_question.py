@@ -93,8 +93,10 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
         words = set(_words(label))
         if not words:
             continue
+        # An aside in parentheses ("Free Cash Flow (non-U.S. GAAP measure)", "Cash (1)") is not what is named.
+        plain = set(_words(re.sub(r"\([^()]*\)", " ", label))) or words
         hits = len(words & asked)
-        share = hits / len(words)
+        share = max(hits / len(words), len(plain & asked) / len(plain))
         # Of "Other operating expenses" and "Total other operating expenses", the one the question's
         # "total" (or its absence) names.
         agrees = label.lower().startswith("total") == says_total
@@ -109,6 +111,28 @@ def best_label(question: str, facts: Sequence[Fact]) -> str | None:
         if len(totals) == 1:
             return totals[0]
     return best[3] if best else None
+
+
+_YEAR_RATIO = re.compile(
+    r"ratio of (?P<a>.+?) (?:in |for )?(?:fiscal |fy ?)?(?P<y1>(?:19|20)\d{2}) (?:to|and|against|over) "
+    r"(?:fiscal |fy ?)?(?P<y2>(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+def _year_ratio(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
+    """ "the ratio of X in fiscal 2019 to fiscal 2018": one row, the first year's value over the second's."""
+    match = _YEAR_RATIO.search(question)
+    if match is None:
+        return None
+    label = best_label(match.group("a"), facts)
+    if label is None:
+        return None
+    row = {f.period.fiscal_year: f for f in reversed(facts) if f.label == label}
+    a, b = row.get(int(match.group("y1"))), row.get(int(match.group("y2")))
+    if a is None or b is None or b.value == 0:
+        return None
+    return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), label)
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
@@ -188,6 +212,8 @@ def _default_years(question: str, row: dict[int, Fact]) -> list[int]:
 
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     years = years_in(question)
+    if (over_years := _year_ratio(question, facts)) is not None:
+        return over_years
     if years and (two := _two_rows(question, facts, years)) is not None:
         return two
     if (pair := _pair(question, facts, years)) is not None:

@@ -70,15 +70,9 @@ def _train(args: argparse.Namespace) -> int:
     else:
         from weaverbird_cli.train.encoder import ENCODER_OPTIONS as defaults
         from weaverbird_cli.train.encoder import train_encoder as train
-    options = dataclasses.replace(
-        defaults,
-        max_pairs=args.max_pairs,
-        epochs=args.epochs,
-        batch_size=args.batch_size,
-        max_length=args.max_length,
-        seed=args.seed,
-        max_seconds=args.max_seconds,
-    )
+    # Every option but the learning rate (the model kind's own) is the flag of the same name.
+    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(defaults) if f.name != "lr"}
+    options = dataclasses.replace(defaults, **flags)
     out = train(pairs, args.base, args.out, args.pairs, options)
     print(f"model written: {out}")
     if args.command == "reranker" and args.export_onnx:

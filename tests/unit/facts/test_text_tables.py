@@ -128,3 +128,36 @@ def test_a_table_continues_on_the_next_page_until_prose_ends_it() -> None:
 @pytest.mark.parametrize("text", ["We had 1,234 employees and 56 stores in 2023.", "No figures at all."])
 def test_prose_without_a_header_gives_no_rows(text: str) -> None:
     assert read_rows(text, PageState())[0] == []
+
+
+# A statement that prints a section's total with no label: its figures follow the last item's on one line.
+UNLABELLED_TOTALS = """LARKSPUR RESORTS CONSOLIDATED STATEMENTS OF OPERATIONS (In thousands)
+ Year Ended December 31,
+ 2022   2021  Revenues
+ Casino
+ $ 600   $ 500  Rooms
+ 300   250  Food and beverage
+ 100   90
+ 1,000   840  Expenses
+ Casino
+ 400   350  General and administrative
+ 200   190
+ 600   540  Operating income
+ 400   300
+"""
+
+
+def test_an_unlabelled_total_that_adds_up_its_section_is_named_and_the_items_keep_their_figures() -> None:
+    rows, _ = read_rows(UNLABELLED_TOTALS)
+    by_label = {r.label: r.values for r in rows}
+    assert by_label["Food and beverage"] == (100.0, 90.0)  # not the total's figures
+    assert by_label["Total Revenues"] == (1000.0, 840.0)
+    # The second section's total is not named after the first section (its caption is not read).
+    assert ("Total", (600.0, 540.0)) in [(r.label, r.values) for r in rows]
+    assert by_label["Operating income"] == (400.0, 300.0)
+
+
+def test_figures_that_do_not_add_up_are_not_a_total() -> None:
+    rows, _ = read_rows(UNLABELLED_TOTALS.replace(" 1,000   840", " 1,010   840"))
+    assert "Total Revenues" not in {r.label for r in rows}
+    assert dict((r.label, r.values) for r in rows)["Food and beverage"] == (100.0, 90.0)

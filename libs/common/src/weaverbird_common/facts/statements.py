@@ -91,9 +91,14 @@ _PART_OF_GROUP = re.compile(
 )
 
 
+def part_of_group(title: str) -> bool:
+    """A statement of part of the group (guarantors, the parent alone): a note, whatever its page heads."""
+    return bool(_PART_OF_GROUP.search(title))
+
+
 def statement_kind(title: str) -> str:
     """'income', 'balance', 'cash_flow' or 'other'."""
-    if _PART_OF_GROUP.search(title):
+    if part_of_group(title):
         return "other"
     for kind, pattern in _KINDS:
         if pattern.search(title):

@@ -127,6 +127,7 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
     table = state.table
     pending_from = 0
     section = ""
+    sums = _SectionSum()
     i = 0
     while i < len(runs):
         run = runs[i]
@@ -148,7 +149,7 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             if _plausible_years(years) and (len(group) > 1 or table is None):
                 table = _header_table(text, pending_from, group, months, scales, page_kind, table)
                 pending_from = group[-1].end
-                section = ""
+                section, sums = "", _SectionSum()
                 i = j
                 continue
         if table is None:
@@ -156,7 +157,7 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             continue
         gap = text[pending_from : run[0].start]
         if len(gap) > _PROSE:
-            table, section = None, ""
+            table, section, sums = None, "", _SectionSum()
             pending_from = run[0].start
             i += 1
             continue
@@ -165,24 +166,56 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             # Too few figures, or figures inside the label ("allowances - $40 and $42  1,721  2,004").
             i += 1
             continue
-        values = run[-n:]
+        chunks = _unlabelled_rows(text, pending_from, run, n)
+        values = chunks[0] if chunks else run[-n:]
         label, caption = tidy_label(text[pending_from : values[0].start])
         # A caption ("Basic earnings per share:") holds for the rows under it until the next one.
-        section = caption or section
-        pending_from = values[-1].end
+        if caption and caption != section:
+            section, sums = caption, _SectionSum()
+        pending_from = run[-1].end
         i += 1
-        if not plausible_label(label):
-            continue
-        rows.append(
-            Row(
-                label=label,
-                section=section,
-                values=tuple(t.value for t in values),
-                percent=any(t.percent for t in values),
-                table=table,
-            )
-        )
+        if plausible_label(label):
+            row = Row(label, section, tuple(t.value for t in values), any(t.percent for t in values), table)
+            rows.append(row)
+            sums.add(row)
+        for extra in chunks[1:]:
+            # "Reimbursed costs 244,949 ... 5,162,082 ...": a row's figures, then its section's unlabelled
+            # total. Named only where it adds up the rows above it; after a total the section is closed.
+            amounts = tuple(t.value for t in extra)
+            if sums.totals(amounts):
+                total = Row(f"Total {section}".strip() if not sums.closed else "Total", "", amounts, False, table)
+                rows.append(total)
+                sums = _SectionSum(closed=True)
     return rows, PageState(table)
+
+
+def _unlabelled_rows(text: str, since: int, run: list[_Token], n: int) -> list[list[_Token]]:
+    """A run of two or more rows' figures with no words between them, split per row (first: the labelled
+    row), or [] for one row's figures."""
+    if len(run) < 2 * n or len(run) % n or not re.search(r"[A-Za-z\u4e00-\u9fff]", text[since : run[0].start]):
+        return []
+    return [run[k : k + n] for k in range(0, len(run), n)]
+
+
+@dataclass
+class _SectionSum:
+    """The sum per column of a section's rows since its caption or the last total."""
+
+    closed: bool = False
+    sums: tuple[float, ...] = ()
+    count: int = 0
+
+    def add(self, row: Row) -> None:
+        if row.label.lower().startswith("total"):
+            self.sums, self.count, self.closed = (), 0, True
+            return
+        self.sums = tuple(a + b for a, b in zip(self.sums, row.values, strict=True)) if self.sums else row.values
+        self.count += 1
+
+    def totals(self, amounts: tuple[float, ...]) -> bool:
+        if self.count < 2 or len(amounts) != len(self.sums):
+            return False
+        return all(abs(a - s) <= max(0.5, 0.001 * abs(s)) for a, s in zip(amounts, self.sums, strict=True))
 
 
 def _header_table(
@@ -197,7 +230,7 @@ def _header_table(
     before = text[max(0, since - 200) : group[0].start] if since else text[: group[0].start]
     title = statements.title_before(before) or (previous.title if previous else "")
     kind = statements.statement_kind(title)
-    if kind == "other" and previous is None and since == 0:
+    if kind == "other" and previous is None and since == 0 and not statements.part_of_group(title):
         # A primary statement is printed at the top of its page; a note's table further down is "other".
         kind = page_kind
     context_start = max(0, group[0].start - 160)

@@ -19,6 +19,9 @@ def test_a_title_whose_spaces_were_lost_is_read_and_a_part_of_the_group_is_a_not
              "Parent Company Only Balance Sheets", "母公司资产负债表")  # fmt: skip
     assert [statement_kind(t) for t in parts] == ["other"] * 4
     assert statement_kind("合并资产负债表") == "balance"
+    # A note's caption naming the statement in prose is not the statement.
+    assert statement_kind("the amounts affecting the Consolidated Statements of Income") == "other"
+    assert statement_kind("Table of Contents Consolidated Statements of Income") == "income"
 
 
 def test_a_heading_in_capitals_is_no_prose_mention() -> None:

@@ -49,12 +49,27 @@ def _first_statement(candidates: Sequence[Fact]) -> Fact | None:
 
 
 def _the_total(candidates: Sequence[Fact]) -> Fact | None:
-    """Of tied figures in one table, its "Total ..." line: "Net sales" and "Total revenues" both read as
-    revenue, and the total is the statement's revenue."""
-    if len({(f.document_id, f.page, f.table) for f in candidates}) != 1:
+    """Of tied figures that each table prints as a line item and its "Total ..." line ("Net sales" and
+    "Total revenues" both read as revenue), the total: the statement's revenue, in every filing alike."""
+    tables: dict[tuple[str, int | None, str], list[Fact]] = {}
+    for f in candidates:
+        tables.setdefault((f.document_id, f.page, f.table), []).append(f)
+    totals = []
+    for facts in tables.values():
+        in_table = [f for f in facts if f.label.lower().startswith("total")]
+        if len(in_table) != 1 or len(facts) < 2:
+            return None
+        totals.append(in_table[0])
+    return totals[0] if len({round(f.amount, 2) for f in totals}) == 1 else None
+
+
+def _full_statement(candidates: Sequence[Fact]) -> Fact | None:
+    """Of tied figures for a fiscal year, the one the full statements print: a "condensed" statement is an
+    interim report's or a release's, whose columns (quarters, pro forma) are not the audited year's."""
+    full = [f for f in candidates if "condensed" not in f.table.lower()]
+    if len(full) == len(candidates) or not full or len({round(f.amount, 2) for f in full}) != 1:
         return None
-    totals = [f for f in candidates if f.label.lower().startswith("total")]
-    return totals[0] if len(totals) == 1 else None
+    return full[0]
 
 
 def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) -> Fact | Conflict | None:
@@ -75,7 +90,7 @@ def pick_fact(facts: Sequence[Fact], concept: str, year: int, quarter: int = 0) 
     if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
         tied = {amount for amount, n in ranked if n == ranked[0][1]}
         candidates = tuple(f for f in primary if round(f.amount, 2) in tied)
-        first = _first_statement(candidates) or _the_total(candidates)
+        first = _first_statement(candidates) or _the_total(candidates) or _full_statement(candidates)
         return first if first is not None else Conflict(concept, year, candidates)
     best = ranked[0][0]
     return next(f for f in primary if round(f.amount, 2) == best)

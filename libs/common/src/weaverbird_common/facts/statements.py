@@ -101,13 +101,17 @@ def statement_kind(title: str) -> str:
     if part_of_group(title):
         return "other"
     for kind, pattern in _KINDS:
-        if pattern.search(title):
-            return kind
+        for found in pattern.finditer(title):
+            # "... the amounts affecting the Consolidated Statements of Income": a note's caption in prose.
+            before = re.sub(r"table of contents", " ", title[: found.start()], flags=re.IGNORECASE)
+            if not _prose_before(before):
+                return kind
     # pypdf drops the spaces of some filings' titles: "ConsolidatedStatementsofIncome".
-    glued = re.sub(r"\s+", "", title)
-    for kind, pattern in _GLUED_KINDS:
-        if pattern.search(glued):
-            return kind
+    if re.search(r"[A-Za-z]{14,}", title):  # words run together: the title lost its spaces
+        glued = re.sub(r"\s+", "", title)
+        for kind, pattern in _GLUED_KINDS:
+            if pattern.search(glued):
+                return kind
     # A title that ends with the statement's name ("ITEM 8. ... INCOME STATEMENTS") is that statement.
     ending = re.search(r"\b(income statements?|balance sheets?|cash flows? statements?)\s*$", title, re.IGNORECASE)
     if ending:

@@ -37,6 +37,17 @@ from benchmarks.harness import write_result
 from benchmarks.stats import percentiles, timed
 
 
+def _reranker_env(args: argparse.Namespace) -> dict[str, str]:
+    if args.reranker_model is None:
+        return {}
+    return {
+        "ORCHESTRATOR_RERANKER": "onnx_cross_encoder",
+        "ORCHESTRATOR_RERANKER_MODEL_PATH": str(args.reranker_model.resolve()),
+        "ORCHESTRATOR_RERANK_CANDIDATES": str(args.rerank_candidates),
+        "ORCHESTRATOR_RERANKER_MAX_LENGTH": str(args.reranker_max_length),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -50,6 +61,15 @@ def main(argv: list[str] | None = None) -> int:
         default="service",
         help="ORCHESTRATOR_QUERY_EMBEDDER: question vectors from the embedder service or in-process",
     )
+    parser.add_argument(
+        "--reranker-model",
+        type=Path,
+        default=None,
+        help="a trained cross-encoder directory with onnx/ (weaverbird train export): Retrieve measured with "
+        "ORCHESTRATOR_RERANKER=onnx_cross_encoder (int8) re-scoring the first --rerank-candidates passages",
+    )
+    parser.add_argument("--rerank-candidates", type=int, default=20)
+    parser.add_argument("--reranker-max-length", type=int, default=256)
     args = parser.parse_args(argv)
     if not (args.data / "financebench" / "pages.jsonl").exists():
         print(f"skipped: FinanceBench data not found under {args.data}", file=sys.stderr)
@@ -105,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             orchestrator_env={
                 "ORCHESTRATOR_QUERY_EMBEDDER": args.query_embedder,
                 "ORCHESTRATOR_QUERY_EMBEDDER_BACKEND": args.backend,
+                **_reranker_env(args),
             },
         )
         with LocalStack(config) as stack:
@@ -153,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         "backend": args.backend,
         "catalog_companies": len(companies),
         "query_embedder": args.query_embedder,
+        "reranker": _reranker_env(args),
         "embed": percentiles(embed_ms),
         "search": percentiles(search_ms),
         "search_dense_only": percentiles(dense_ms),
@@ -189,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{report['ratio_to_service_rpcs_p50']:.2f}"
     )
     print(f"orchestrator p50 {report['orchestrator_retrieve']['p50_ms']:.1f} ms (target <= 25 ms)")
-    write_result("local_path" if args.query_embedder == "service" else "local_path_in_process", report)
+    name = "local_path" if args.query_embedder == "service" else "local_path_in_process"
+    write_result(f"{name}_reranked" if args.reranker_model else name, report)
     return 0
 
 

@@ -19,6 +19,11 @@ FACTS = [
     _fact("gross_profit", "Gross profit", 2022, 330.0, "income", 30),
     _fact("total_current_assets", "Total current assets", 2023, 250.0, "balance", 31),
     _fact("total_current_liabilities", "Total current liabilities", 2023, 400.0, "balance", 31),
+    # No "Total debt" line: the balance sheet prints the current portion and the long-term part.
+    _fact("short_term_debt", "Current portion of long-term debt", 2023, 52.0, "balance", 31),
+    _fact("long_term_debt", "Long-term debt", 2023, 420.0, "balance", 31),
+    _fact("short_term_debt", "Current portion of long-term debt", 2022, 27.0, "balance", 31),
+    _fact("long_term_debt", "Long-term debt", 2022, 470.0, "balance", 31),
 ]
 
 
@@ -84,3 +89,12 @@ def test_a_growth_rate_named_over_two_adjacent_years_is_one_growth_not_a_change_
     assert read is not None and read.metric is not None
     assert read.metric.id == "operating_income_growth"
     assert read.years == (2023,) and read.aggregate == ""
+
+
+def test_debt_on_a_balance_sheet_that_prints_only_its_parts_is_their_sum() -> None:
+    result = _answer("Has Wren Textiles increased its debt between FY2022 and FY2023?")
+    assert result.text.startswith("No. It fell from USD 497 million")  # 27 + 470, then 52 + 420 = 472
+    assert result.value == pytest.approx((472 - 497) * 1e6)
+    assert "Current portion of long-term debt + Long-term debt" in result.text
+    read = read_question("What was Wren Textiles' long-term debt in FY2023?")
+    assert read is not None and read.concept == "long_term_debt"  # the longer name wins over "debt"

@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from weaverbird_common.facts.answer import FactAnswer, amount_text, answer_from_facts
+from weaverbird_common.facts.answer import FactAnswer, amount_text, answer_from_facts, concepts_for
 from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import FigureQuestion, read_question
 from weaverbird_common.facts.units import multiplier_word
@@ -33,7 +33,6 @@ from weaverbird_orchestrator.outcomes import CalcFigure, CalculationOutcome
 log = logging.getLogger(__name__)
 
 LookupFacts = Callable[[str, Sequence[str], Sequence[int]], Awaitable[list[Fact]]]
-_FALLBACK = {"net_income_parent": ("net_income",)}
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ class FactReply:
 
 def _concepts(question: FigureQuestion) -> list[str]:
     if question.metric is None:
-        return [question.concept, *_FALLBACK.get(question.concept, ())]
+        return list(concepts_for(question.concept))
     names = [i.concept for i in question.metric.inputs.values()]
     for _, inputs in question.metric.alternatives:
         names += [i.concept for i in inputs.values()]

@@ -44,6 +44,28 @@ class FactMiss:
 
 Cite = Callable[[Fact], int]
 _FALLBACK = {"net_income_parent": "net_income"}
+# A line item some balance sheets print only as its parts (Microsoft: "Current portion of long-term debt"
+# and "Long-term debt", no total): the parts added, the last one required.
+_PARTS = {"total_debt": ("short_term_debt", "long_term_debt")}
+
+
+def concepts_for(concept: str) -> tuple[str, ...]:
+    """The concepts an answer about `concept` may read: itself, the line it falls back to, its parts."""
+    return (concept, *((_FALLBACK[concept],) if concept in _FALLBACK else ()), *_PARTS.get(concept, ()))
+
+
+def _sum_of_parts(facts: Sequence[Fact], concept: str, year: int, quarter: int) -> Fact | Conflict | None:
+    parts = [pick_fact(facts, part, year, quarter) for part in _PARTS.get(concept, ())]
+    if not parts or parts[-1] is None:
+        return None
+    conflict = next((p for p in parts if isinstance(p, Conflict)), None)
+    if conflict is not None:
+        return conflict
+    present = [p for p in parts if isinstance(p, Fact)]
+    base = present[-1]
+    total = sum(f.amount for f in present)
+    scale = base.scale if base.scale > 0 else 1.0
+    return replace(base, concept=concept, label=" + ".join(f.label for f in present), value=total / scale)
 _WORDS = {"en": {"formula": "Formula: ", "figures": "Figures: "}, "zh": {"formula": "公式：", "figures": "数据："}}
 
 
@@ -116,6 +138,8 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
         if found is None and q.concept in _FALLBACK:
             # A filing without noncontrolling interests prints one net income line.
             found = pick_fact(facts, _FALLBACK[q.concept], year, q.quarter)
+        if found is None:
+            found = _sum_of_parts(facts, q.concept, year, q.quarter)
         if isinstance(found, Conflict):
             return FactMiss("conflict", _conflict_text(found, language), found.facts)
         if found is None:

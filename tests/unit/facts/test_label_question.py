@@ -192,33 +192,38 @@ def test_a_roll_forwards_opening_row_answers_only_when_named() -> None:
     assert opening is not None and opening.value == pytest.approx(1620.2)
 
 
-def test_a_difference_between_two_named_years_is_the_first_named_less_the_second() -> None:
-    table = "| | 2019 | 2018 |\n|---|---|---|\n| Rights granted during the period | 4,465,617 | 5,691,731 |"
-    facts = _facts_of(table)
-    between = answer_row("What is the difference in rights granted during the period between 2018 and 2019?", facts)
-    assert between is not None and between.value == pytest.approx(5_691_731 - 4_465_617)
-    change = answer_row("What is the change in rights granted during the period between 2018 and 2019?", facts)
-    assert change is not None and change.value == pytest.approx(4_465_617 - 5_691_731)  # a change runs forward
+RIGHTS = "| | 2019 | 2018 |\n|---|---|---|\n| Rights granted during the period | 4,465,617 | 5,691,731 |"
+SERVICES = (
+    "| ($ in thousands) | 2019 | % Change 2018 to 2019 | 2018 |\n|---|---|---|---|\n"
+    "| Services | $59,545 | (8)% | $64,476 |\n| Total revenue | $63,333 | (9)% | $69,549 |"
+)
+EQUIPMENT = (
+    "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Land, property and equipment, gross | $8,109 | $8,381 |\n"
+    "| Free Cash Flow (non-U.S. GAAP measure) | $497 | $533 |"
+)
 
 
-def test_a_comparison_column_holds_no_period_and_a_relation_is_not_one_rows_value() -> None:
-    table = (
-        "| ($ in thousands) | 2019 | % Change 2018 to 2019 | 2018 |\n|---|---|---|---|\n"
-        "| Services | $59,545 | (8)% | $64,476 |\n| Total revenue | $63,333 | (9)% | $69,549 |"
-    )
-    facts = _facts_of(table)
-    change = answer_row("What was the change in services between 2018 and 2019?", facts)
-    assert change is not None and change.value == pytest.approx(59_545 - 64_476)
-    assert answer_row("What is the ratio of services in 2019?", facts) is None
-
-
-def test_a_ratio_of_one_row_over_two_years_and_a_label_named_without_its_aside() -> None:
-    table = (
-        "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Land, property and equipment, gross | $8,109 | $8,381 |\n"
-        "| Free Cash Flow (non-U.S. GAAP measure) | $497 | $533 |"
-    )
-    facts = _facts_of(table)
-    ratio = answer_row("What is the ratio of land, property and equipment, gross in fiscal 2019 to fiscal 2018?", facts)
-    assert ratio is not None and ratio.value == pytest.approx(8_109 / 8_381)
-    growth = answer_row("What is the percentage change in Free Cash Flow from 2018 to 2019?", facts)
-    assert growth is not None and growth.value == pytest.approx((497 - 533) / 533 * 100)
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # "The difference between 2018 and 2019" is the first named less the second; a change runs forward.
+        (RIGHTS, "What is the difference in rights granted during the period between 2018 and 2019?", 1_226_114),
+        (RIGHTS, "What is the change in rights granted during the period between 2018 and 2019?", -1_226_114),
+        # A "% Change 2018 to 2019" column holds no period; a ratio of one row is not its value.
+        (SERVICES, "What was the change in services between 2018 and 2019?", 59_545 - 64_476),
+        (SERVICES, "What is the ratio of services in 2019?", None),
+        # One row over two years; a label named without its parenthetical aside.
+        (
+            EQUIPMENT,
+            "What is the ratio of land, property and equipment, gross in fiscal 2019 to fiscal 2018?",
+            8_109 / 8_381,
+        ),
+        (EQUIPMENT, "What is the percentage change in Free Cash Flow from 2018 to 2019?", (497 - 533) / 533 * 100),
+    ],
+)
+def test_reading_rules_for_two_periods_and_relations(table: str, question: str, expected: float | None) -> None:
+    answer = answer_row(question, _facts_of(table))
+    if expected is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer.value == pytest.approx(expected)

@@ -66,6 +66,8 @@ def _sum_of_parts(facts: Sequence[Fact], concept: str, year: int, quarter: int) 
     total = sum(f.amount for f in present)
     scale = base.scale if base.scale > 0 else 1.0
     return replace(base, concept=concept, label=" + ".join(f.label for f in present), value=total / scale)
+
+
 _WORDS = {"en": {"formula": "Formula: ", "figures": "Figures: "}, "zh": {"formula": "公式：", "figures": "数据："}}
 
 

@@ -19,7 +19,10 @@ from weaverbird_common.facts.question import years_in
 _PCT = re.compile(
     r"percent(?:age)? (?:change|increase|decrease|growth)|% change|growth rate|rate of change", re.IGNORECASE
 )
-_CHANGE = re.compile(r"\bchange\b|\bdifference\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
+# A move between periods; "difference" also asks one (read first-named less second, see answer_row).
+_CHANGE_WORD = re.compile(r"\bchange\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
+_DIFFERENCE = re.compile(r"\bdifference\b", re.IGNORECASE)
+_CHANGE = re.compile(f"{_CHANGE_WORD.pattern}|{_DIFFERENCE.pattern}", re.IGNORECASE)
 # "weighted-average shares" names a row, and "the change in the average X" is a change.
 _AVERAGE = re.compile(
     r"(?<!weighted )(?<!weighted-)(?<!change in the )(?<!change in )\baverage\b|\bmean\b", re.IGNORECASE
@@ -188,10 +191,6 @@ def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer |
     value = a.value - b.value if op == "difference" else a.value + b.value
     sign = " - " if op == "difference" else " + "
     return RowAnswer(value, a.unit, op, (a, b), f"{a.label}{sign}{b.label}")
-
-
-_DIFFERENCE = re.compile(r"\bdifference\b", re.IGNORECASE)
-_CHANGE_WORD = re.compile(r"\bchange\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
 
 
 def _named_first(question: str) -> int | None:

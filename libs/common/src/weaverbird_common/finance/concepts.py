@@ -116,9 +116,8 @@ for _pattern, _cid in _EN_INDEX:
 _WILDCARDS = [(p, cid) for p, cid in _EN_INDEX if "*" in p]
 # pypdf drops the spaces of some filings' labels ("Operatingincome", "Totalcurrentassets").
 _GLUED: dict[str, str] = {}
-for _pattern, _cid in _EN_INDEX:
-    if "*" not in _pattern:
-        _GLUED.setdefault(_pattern.replace(" ", ""), _cid)
+for _pattern, _cid in _EXACT.items():
+    _GLUED.setdefault(_pattern.replace(" ", ""), _cid)
 _GLUED_WORD = re.compile(r"[a-z]{14,}")
 # Section headings pypdf glues before a row's label: "Current assets Cash and cash equivalents".
 _SECTION = re.compile(

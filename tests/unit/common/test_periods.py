@@ -59,3 +59,14 @@ def test_a_period_token_is_never_a_name() -> None:
 
 def test_a_year_number_is_never_part_of_a_longer_number() -> None:
     assert YEAR_NUMBER_RE.findall("FY2023 vs 2022.5, not 20245 or 12023") == ["2023", "2022"]
+
+
+def test_the_report_year_is_the_as_of_year_when_a_later_year_is_a_horizon() -> None:
+    from weaverbird_common.periods import report_year
+
+    question = "As of FY 2021, how much did Verizon expect to pay for its retirees in 2024?"
+    assert report_year(question, asked_periods(question)[0]) == 2021
+    assert report_year("As of May 26, 2023, what may it borrow?", [2023]) == 2023
+    # Without "as of" the latest year's report answers (it holds the earlier year as a comparative).
+    assert report_year("Revenue between FY2021 and FY2022?", [2021, 2022]) == 2022
+    assert report_year("Nothing here", []) is None

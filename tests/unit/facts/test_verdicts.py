@@ -98,3 +98,59 @@ def test_debt_on_a_balance_sheet_that_prints_only_its_parts_is_their_sum() -> No
     assert "Current portion of long-term debt + Long-term debt" in result.text
     read = read_question("What was Wren Textiles' long-term debt in FY2023?")
     assert read is not None and read.concept == "long_term_debt"  # the longer name wins over "debt"
+
+
+# A third year before FACTS' two (margins hand-computed in the tests below).
+STEADY_FACTS = [
+    _fact("revenue", "Total revenues", 2021, 800.0, "income", 30),
+    _fact("gross_profit", "Gross profit", 2021, 320.0, "income", 30),
+    *FACTS,
+]
+STEADY_FACTS.append(_fact("gross_profit", "Gross profit", 2020, 100.0, "income", 30))  # no revenue: ends the run
+
+
+def _steady(question: str, facts: list, language: str = "en") -> FactAnswer:
+    read = read_question(question)
+    assert read is not None and read.verdict == "steady", question
+    pages: dict[int | None, int] = {}
+    result = answer_from_facts(read, facts, lambda f: pages.setdefault(f.page, len(pages) + 1), language)
+    assert isinstance(result, FactAnswer), result
+    return result
+
+
+def test_a_consistency_question_with_a_bound_checks_every_years_move_against_it() -> None:
+    # Margins: FY2021 320/800 = 40.0 %, FY2022 330/1000 = 33.0 %, FY2023 315/900 = 35.0 %.
+    question = (
+        "Are Wren Textiles' gross margins historically consistent (not fluctuating more than roughly 2% each year)?"
+    )
+    result = _steady(question, STEADY_FACTS)
+    lead = result.text.splitlines()[0]
+    assert lead.startswith("No. Gross margin moved by at most 7.0 percentage points")
+    assert "FY2021 40.0 %; FY2022 33.0 % (-7.0 percentage points); FY2023 35.0 % (+2.0 percentage points)" in lead
+    assert result.value == pytest.approx(0.07)
+    # FY2020 has a gross profit but no revenue: the series stops at the last year the facts answer.
+    assert "FY2020" not in result.text
+
+
+def test_a_bound_the_moves_stay_within_says_yes_and_no_bound_gives_no_verdict() -> None:
+    two_years = [f for f in STEADY_FACTS if f.period.fiscal_year in (2022, 2023)]
+    allowed = _steady(
+        "Is Wren Textiles' gross margin stable, not moving more than 3 percentage points a year?", two_years
+    )
+    assert allowed.text.startswith("Yes. Gross margin moved by at most 2.0 percentage points")
+    unbounded = _steady("Has Wren Textiles' gross margin been consistent?", two_years)
+    assert unbounded.text.startswith("Gross margin moved by at most 2.0 percentage points")
+
+
+def test_an_amount_is_steady_by_its_relative_change_over_the_years_named() -> None:
+    result = _steady("Was Wren Textiles' revenue stable (within 5%) between FY2022 and FY2023?", STEADY_FACTS)
+    assert result.text.startswith("No. Total revenues moved by at most 10.0 % from one year")  # 1000 -> 900
+    assert "FY2021" not in result.text.splitlines()[0]  # only the years named
+
+
+def test_a_consistency_question_over_a_single_year_of_facts_is_passed_on() -> None:
+    one_year = [f for f in STEADY_FACTS if f.period.fiscal_year == 2023]
+    read = read_question("Are Wren Textiles' gross margins consistent?")
+    assert read is not None
+    result = answer_from_facts(read, one_year, lambda f: 1)
+    assert not isinstance(result, FactAnswer)

@@ -107,6 +107,27 @@ def asked_periods(text: str) -> tuple[list[int], list[int]]:
     return years, quarters
 
 
+# "As of FY 2021, how much did Verizon expect to pay in 2024?": the report is FY2021's; the later year is a
+# horizon that report speaks of. Also "as at", "as of the end of FY2021", "as of May 26, 2023".
+_AS_OF_YEAR = re.compile(
+    rf"\bas (?:of|at)\s+(?:the end of\s+)?(?:[A-Z][a-z]+\.?\s+\d{{1,2}},?\s*)?"
+    rf"(?:FY|fiscal(?:\s+year)?)?\s*'?(?P<y>{YEAR_DIGITS}|(?<=FY)\d{{2}}|(?<=FY )\d{{2}})(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def report_year(text: str, years: Sequence[int]) -> int | None:
+    """The year of the report a question asks about among `years` (asked_periods): the "as of" year when
+    the question names one and only later years beside it, else the latest (a filing for year Y reports
+    Y and its comparatives, so the latest report answers)."""
+    if not years:
+        return None
+    anchor = _AS_OF_YEAR.search(text)
+    if anchor and (year := full_year(anchor.group("y"))) in years:
+        return year
+    return max(years)
+
+
 def years_named(text: str) -> set[int]:
     """Fiscal years written in the text (two-digit FY24 read as 2024)."""
     out: set[int] = set()

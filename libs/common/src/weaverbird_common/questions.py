@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from weaverbird_common.periods import asked_periods, with_year_digits
+from weaverbird_common.periods import asked_periods, report_year, with_year_digits
 
 # CJK ideographs (basic + extension A + compatibility). Kana/Hangul are left out on purpose:
 # the system only answers in English or Chinese, and Japanese kana should not count as Chinese.
@@ -185,8 +185,9 @@ def filters_from_question(
     its companies: registrant names, tickers, Chinese short names and stock codes.
 
     When several years are named ("between FY2021 and FY2022") the latest wins: a filing for
-    year Y reports Y and its comparatives, so the latest report answers the question. The same
-    holds for quarters. Several different companies give no company filter, since filtering on
+    year Y reports Y and its comparatives, so the latest report answers the question; a question
+    "as of FY2021" about a later year's expectation asks FY2021's report (periods.report_year). The
+    same holds for quarters. Several different companies give no company filter, since filtering on
     one of them would hide the others.
     """
     # Chinese numerals in years (二〇二二年) become digits so the same patterns apply.
@@ -199,7 +200,7 @@ def filters_from_question(
 
     years, quarters = asked_periods(text)
     if years:
-        result["year"] = max(years)
+        result["year"] = report_year(text, years)
     if quarters:
         result["quarter"] = max(quarters)
     return result

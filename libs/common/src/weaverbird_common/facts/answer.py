@@ -7,6 +7,7 @@ caller falls back to the passage path.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -101,6 +102,8 @@ class _Lookup:
 def answer_from_facts(
     question: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str = "en"
 ) -> FactAnswer | FactMiss:
+    if question.verdict == "steady":
+        return _steady_answer(question, facts, cite, language)
     if question.metric is not None:
         result = _metric_answer(question, question.metric, facts, cite, language)
     else:
@@ -131,6 +134,74 @@ def _with_verdict(verdict: str, answer: FactAnswer, language: str) -> FactAnswer
     yes_no = "" if holds is None else ("是。" if holds else "否。") if zh else ("Yes. " if holds else "No. ")
     lead = f"{yes_no}{said}".strip()
     return replace(answer, text=f"{lead}\n{answer.text}" if lead else answer.text)
+
+
+_MOST_YEARS = 5  # "historically" without named years: the latest five years the facts hold at most
+
+
+def _years_held(q: FigureQuestion, facts: Sequence[Fact]) -> list[int]:
+    """The fiscal years the facts hold for the question's first line item, latest last."""
+    concept = next(iter(q.metric.inputs.values())).concept if q.metric is not None else q.concept
+    held = {f.period.fiscal_year for f in facts if f.concept in concepts_for(concept) and f.period.quarter == q.quarter}
+    return sorted(held)[-_MOST_YEARS:]
+
+
+def _steady_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str) -> FactAnswer | FactMiss:
+    """How much the figure moved from one year to the next, and, when the question states a bound
+    ("not fluctuating more than roughly 2 % each year"), whether every move stayed within it."""
+    named = bool(q.years)
+    per_year: list[FactAnswer] = []
+    # Latest first: without named years an older year the facts cannot answer ends the series there.
+    for year in reversed(q.years or _years_held(q, facts)):
+        one = replace(q, years=(year,), verdict="", bound=0.0)
+        result = (
+            _metric_answer(one, q.metric, facts, cite, language)
+            if q.metric is not None
+            else _concept_answer(one, facts, cite, language)
+        )
+        if isinstance(result, FactMiss):
+            if named or not per_year:
+                return result
+            break
+        per_year.insert(0, result)
+    if len(per_year) < 2:
+        return FactMiss("missing", f"{q.metric.id if q.metric else q.concept}: fewer than two years")
+    # A margin moves in percentage points; an amount or a ratio by its relative change. Fractions throughout:
+    # a metric's percent is one already (0.214), a printed percent line (21.4) is divided.
+    points = q.metric.unit == "percent" if q.metric is not None else per_year[-1].unit == "percent"
+    values = [a.value if q.metric is not None or not points else a.value / 100 for a in per_year]
+    moves = [b - a if points else (b - a) / abs(a) if a else 0.0 for a, b in itertools.pairwise(values)]
+    largest = max(abs(m) for m in moves)
+    move_unit = "percentage points" if points else "percent"
+    zh = language == "zh"
+    series = tuple(entry for a in per_year for entry in a.series)
+    shown = [f"{series[0][0]} {series[0][1]}"] + [
+        f"{period} {value} ({'+' if m >= 0 else '-'}{show_metric(abs(m), move_unit)})"
+        for (period, value, _), m in zip(series[1:], moves, strict=True)
+    ]
+    used: list[Fact] = []  # facts are unhashable (a dict field): kept once each, in order
+    for f in (f for a in per_year for f in a.used):
+        if f not in used:
+            used.append(f)
+    holds = None if not q.bound else largest <= q.bound + 1e-9
+    name = _metric_name(q.metric, zh) if q.metric is not None else per_year[-1].used[-1].label
+    most = show_metric(largest, move_unit)
+    if zh:
+        yes_no = "" if holds is None else "是。" if holds else "否。"
+        bound = f"（问题所给上限：{show_metric(q.bound, move_unit)}）" if q.bound else ""
+        lead = f"{yes_no}{name}逐年变动最多{most}{bound}：{'；'.join(shown)} {_cites(used, cite)}。"
+    else:
+        yes_no = "" if holds is None else "Yes. " if holds else "No. "
+        bound = f" (the question's bound: {show_metric(q.bound, move_unit)})" if q.bound else ""
+        lead = f"{yes_no}{name} moved by at most {most} from one year to the next{bound}: {'; '.join(shown)}"
+        lead += f" {_cites(used, cite)}."
+    formula = per_year[-1].formula
+    words = _WORDS["zh" if zh else "en"]
+    figures = "; ".join(f"{f.label} ({f.period.label()}) {amount_text(f.amount, f)} [{cite(f)}]" for f in used)
+    steps = tuple(step for a in per_year for step in a.steps)
+    formula_line = [f"{words['formula']}{formula}"] if q.metric is not None else []
+    text = "\n".join([lead, *formula_line, *steps, f"{words['figures']}{figures}"])
+    return FactAnswer(largest, move_unit, text, formula, tuple(used), steps, metric=True, series=series)
 
 
 def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str) -> FactAnswer | FactMiss:
@@ -208,8 +279,7 @@ def _metric_answer(
         how = ""
     years = "-".join(str(y) for y, _ in results) if len(results) > 1 else str(results[-1][0])
     zh = language == "zh"
-    name = (metric.zh[0] if zh and metric.zh else metric.en[0]) if (metric.en or metric.zh) else metric.id
-    name = name[:1].upper() + name[1:]
+    name = _metric_name(metric, zh)
     unit = "percentage points" if q.aggregate == "change" and metric.unit == "percent" else metric.unit
     shown = _metric_value(value, unit, used[0] if used else None)
     period = f"Q{q.quarter} {years}" if q.quarter else f"FY{years}"
@@ -235,6 +305,11 @@ def _metric_answer(
         for y, c in results
     )
     return FactAnswer(value, unit, text, metric.description, tuple(used), tuple(steps), metric=True, series=series)
+
+
+def _metric_name(metric: Metric, zh: bool) -> str:
+    name = (metric.zh[0] if zh and metric.zh else metric.en[0]) if (metric.en or metric.zh) else metric.id
+    return name[:1].upper() + name[1:]
 
 
 def _cites(facts: Sequence[Fact], cite: Cite) -> str:

@@ -40,7 +40,12 @@ class FigureQuestion:
     metric's unit: percentage points for margins).
     verdict: what a yes/no question asks of the figure: "positive" / "negative" (its sign), "up" / "down"
     (its direction from the first period to the last), "either" (the direction, no yes/no: "improved or
-    declined"), "" for a question that asks the figure itself.
+    declined"), "steady" (whether it stayed within `bound` from one year to the next), "" for a question
+    that asks the figure itself.
+    years: the periods asked, oldest first; empty for "steady" without named years: every year the facts hold.
+    bound: for "steady", the largest move a year the question allows ("not fluctuating more than 2 %"): a
+    fraction, read as percentage points for a percent metric and as a relative change otherwise; 0 when the
+    question states none (then the moves are shown without a yes/no).
     """
 
     years: tuple[int, ...]
@@ -51,10 +56,11 @@ class FigureQuestion:
     defined_in_question: bool = False
     candidates: tuple[str, ...] = field(default_factory=tuple)
     verdict: str = ""
+    bound: float = 0.0
 
     @property
     def year(self) -> int:
-        return self.years[-1]
+        return self.years[-1] if self.years else 0
 
 
 def _covers(library: Metric, defined: Metric) -> bool:
@@ -101,6 +107,15 @@ _DOWN = re.compile(
     r"\b(?:decreas\w*|declin\w*|f[ae]ll|falling|drop\w*|reduc\w*|went down|lower)\b|减少|下降|降低", re.I
 )
 _EITHER = re.compile(r"\b(?:improv\w*|worsen\w*|deteriorat\w*|chang\w*)\b|改善|恶化|变化", re.IGNORECASE)
+# "Are X's gross margins historically consistent?", "Has revenue been stable?": how much the figure moves
+# from one year to the next, over the years named or, without them, every year the KB holds.
+_STEADY = re.compile(r"\b(?:consistent|stable|steady|volatile|fluctuat\w*)\b|稳定|波动", re.IGNORECASE)
+# The move the question allows: "(not fluctuating more than roughly 2% each year)", "within 3 percentage points".
+_BOUND = re.compile(
+    r"\b(?:more than|over|beyond|exceed\w*|within|above|under|less than)\s+"
+    r"(?:roughly |about |approximately |around |~)?(\d+(?:\.\d+)?)\s*(?:%|percent\b|percentage points?\b)",
+    re.IGNORECASE,
+)
 
 
 _IF_NOT_RELEVANT = re.compile(
@@ -121,6 +136,8 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
     if _NOT_A_FIGURE.search(asked_text.replace("unadjusted", "")):
         return None
     years = years_in(question) or ([default_year] if default_year else [])
+    if _YES_NO.search(asked_text) and _STEADY.search(asked_text):
+        return _read_steady(question, asked_text, years)
     if not years:
         return None
     verdict = ""
@@ -131,6 +148,22 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
     compare = verdict in ("up", "down", "either")
     read = _read_figure(question, years, compare)
     return replace(read, verdict=verdict) if read is not None and verdict else read
+
+
+def _read_steady(question: str, asked: str, years: list[int]) -> FigureQuestion | None:
+    """ "Are gross margins consistent (not fluctuating more than 2 % a year)?": the metric or line item
+    over the years named (two or more) or every year held, with the bound the question states."""
+    read = _read_figure(_DEFINED_PART.sub(" ", question), years or [0], compare=True)
+    if read is None:
+        return None
+    bound = _BOUND.search(asked)
+    return replace(
+        read,
+        years=tuple(years) if len(years) > 1 else (),
+        aggregate="",
+        verdict="steady",
+        bound=float(bound.group(1)) / 100 if bound else 0.0,
+    )
 
 
 def _verdict(asked: str, periods: int) -> str:

@@ -94,8 +94,10 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     if re.search(r"[\u4e00-\u9fff]", name):
         return re.compile(re.escape(name))
     body = re.escape(name).replace(r"\ ", r"\s+")
-    # "change in operating income" is growth, but not "change in operating income % margin".
-    return re.compile(rf"(?<![a-z&]){body}(?![a-z&])(?!\s*%?\s*margin)", re.IGNORECASE)
+    # A plural names the metric too ("gross margins"); "change in operating income" is growth, but not
+    # "change in operating income % margin".
+    plural = "s?" if name[-1:].isalpha() else ""
+    return re.compile(rf"(?<![a-z&]){body}{plural}(?![a-z&])(?!\s*%?\s*margin)", re.IGNORECASE)
 
 
 _NAMES = sorted(((n, m) for m in _LIST for n in (*m.en, *m.zh)), key=lambda x: -len(x[0]))

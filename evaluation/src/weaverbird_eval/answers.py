@@ -184,6 +184,11 @@ def summarize(records: Sequence[AnswerRecord]) -> dict[str, Any]:
         "evidence_in_context": _share(sum(r.evidence_in_context for r in records), len(records)),
         "refusals": sum(r.refused for r in records),
         "refused_or_web": _share(sum(r.refused or r.route == "web" for r in records), len(records)),
+        # Out-of-KB sets: a question whose filing is held out may still be answered right from another
+        # filing's comparative column (FY2021 from the FY2022 10-K); counted apart, never as a refusal.
+        "refused_web_or_right": _share(
+            sum(r.refused or r.route == "web" or r.strict is True for r in records), len(records)
+        ),
         "accuracy_strict_if_replaced": _share(replaced_correct, len(scored)),
         "seconds_p50": seconds[len(seconds) // 2] if seconds else None,
         "ttft_seconds_p50": ttft[len(ttft) // 2] if ttft else None,

@@ -65,6 +65,7 @@ def test_summary_counts_only_the_questions_each_score_applies_to() -> None:
             _record(set="out_of_kb", refused=True),
             _record(set="out_of_kb", route="web"),
             _record(set="out_of_kb", answer="It was 9 [1]"),
+            _record(set="out_of_kb", answer="It was 5,818 [1]", strict=True),  # right from another filing
             # The calculator's result is in no passage by nature; a figure the model wrote is counted.
             _record(
                 set="calc", answer="A = 5 [1]\nCalculation: A - 2 = 3", in_no_passage=["2", "3"], computed=["2", "3"]
@@ -82,7 +83,8 @@ def test_summary_counts_only_the_questions_each_score_applies_to() -> None:
     assert s["answers_with_a_figure_in_no_passage"] == 1 and s["refusals"] == 1
     # Under "replace" the unsupported answer (wrong anyway) is withheld: the correct one stays.
     assert s["accuracy_strict_if_replaced"] == 1 / 3
-    assert sets["out_of_kb"]["refused_or_web"] == 2 / 3
+    assert sets["out_of_kb"]["refused_or_web"] == 2 / 4
+    assert sets["out_of_kb"]["refused_web_or_right"] == 3 / 4  # the wrong answer is the only miss
 
 
 def test_sample_spreads_over_the_list() -> None:

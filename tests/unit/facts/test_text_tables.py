@@ -161,3 +161,28 @@ def test_figures_that_do_not_add_up_are_not_a_total() -> None:
     rows, _ = read_rows(UNLABELLED_TOTALS.replace(" 1,000   840", " 1,010   840"))
     assert "Total Revenues" not in {r.label for r in rows}
     assert dict((r.label, r.values) for r in rows)["Food and beverage"] == (100.0, 90.0)
+
+
+# A balance sheet that prints inventories only as their parts, the caption line without figures.
+PARTS_ONLY = """Consolidated Balance Sheets
+($ in millions)
+As of June 30, 2023 2022
+Current assets:
+Cash and cash equivalents $ 689 $ 775
+Inventories, net
+Raw materials and supplies 992 1,114
+Work in process and finished goods 1,221 1,325
+Total current assets 2,902 3,214
+"""
+
+
+def test_a_line_item_caption_without_figures_is_the_section_of_its_parts_not_part_of_their_label() -> None:
+    rows = _by_label(PARTS_ONLY)
+    raw = rows["Raw materials and supplies"]
+    assert raw.section == "Inventories, net" and raw.values == (992.0, 1114.0)
+    assert "Work in process and finished goods" in rows
+    # Title Case labels and one-concept labels are never split.
+    from weaverbird_common.facts.rows import tidy_label
+
+    assert tidy_label("Net Operating Revenues") == ("Net Operating Revenues", "")
+    assert tidy_label("Cash and cash equivalents") == ("Cash and cash equivalents", "")

@@ -154,3 +154,18 @@ def test_a_consistency_question_over_a_single_year_of_facts_is_passed_on() -> No
     assert read is not None
     result = answer_from_facts(read, one_year, lambda f: 1)
     assert not isinstance(result, FactAnswer)
+
+
+def test_a_balance_sheet_printing_inventories_only_as_parts_gives_the_quick_ratio_their_sum() -> None:
+    parts = [
+        _fact("total_current_assets", "Total current assets", 2023, 5308.0, "balance", 51),
+        _fact("total_current_liabilities", "Total current liabilities", 2023, 4476.0, "balance", 51),
+        _fact("inventory_raw_materials", "Raw materials and supplies", 2023, 992.0, "balance", 51),
+        _fact("inventory_finished_goods", "Work in process and finished goods", 2023, 1221.0, "balance", 51),
+    ]
+    read = read_question("What is Wren Textiles' quick ratio for FY2023?")
+    assert read is not None
+    result = answer_from_facts(read, parts, lambda f: 1)
+    assert isinstance(result, FactAnswer), result
+    assert result.value == pytest.approx((5308 - 992 - 1221) / 4476)  # 0.69
+    assert "Raw materials and supplies + Work in process and finished goods" in result.text

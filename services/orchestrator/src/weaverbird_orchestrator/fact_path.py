@@ -52,7 +52,7 @@ def _concepts(question: FigureQuestion) -> list[str]:
     names = [i.concept for i in question.metric.inputs.values()]
     for _, inputs in question.metric.alternatives:
         names += [i.concept for i in inputs.values()]
-    return list(dict.fromkeys(names))
+    return list(dict.fromkeys(c for name in names for c in concepts_for(name)))
 
 
 def _passage(fact: Fact) -> Passage:

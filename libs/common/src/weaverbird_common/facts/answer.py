@@ -46,8 +46,12 @@ class FactMiss:
 Cite = Callable[[Fact], int]
 _FALLBACK = {"net_income_parent": "net_income"}
 # A line item some balance sheets print only as its parts (Microsoft: "Current portion of long-term debt"
-# and "Long-term debt", no total): the parts added, the last one required.
-_PARTS = {"total_debt": ("short_term_debt", "long_term_debt")}
+# and "Long-term debt", no total; inventories as raw materials, work in process, finished goods): the
+# parts added, the last one required.
+_PARTS = {
+    "total_debt": ("short_term_debt", "long_term_debt"),
+    "inventory": ("inventory_raw_materials", "inventory_work_in_process", "inventory_finished_goods"),
+}
 
 
 def concepts_for(concept: str) -> tuple[str, ...]:
@@ -85,6 +89,8 @@ class _Lookup:
     def __call__(self, concept: str, period: str) -> float | None:
         year = self.year - 1 if period == "t-1" else self.year
         found = pick_fact(self.facts, concept, year, self.quarter)
+        if found is None:
+            found = _sum_of_parts(self.facts, concept, year, self.quarter)
         if isinstance(found, Conflict):
             self.conflicts.append(found)
             return None

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from weaverbird_common.facts.model import Period
+from weaverbird_common.finance.concepts import concept_for_label
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,30 @@ def tidy_label(raw: str) -> tuple[str, str]:
     split = _SECTION.match(text)
     if split and len(split.group("rest")) > 2:
         section, text = split.group("section"), split.group("rest")
+    if not section:
+        section, text = _caption_line_item(text)
     text = _NOTE_REF.sub("", text)
     text = _FOOTNOTE.sub("", text).strip(" ,;")
     return text, section
+
+
+# A word boundary where a sentence-case label may start: "Inventories, net | Raw materials and supplies".
+_SENTENCE_START = re.compile(r"(?<=[a-z,]) (?=[A-Z][a-z]+(?: [a-z][\w,\-]*)*$)")
+
+
+def _caption_line_item(text: str) -> tuple[str, str]:
+    """("Inventories, net", "Raw materials and supplies") from "Inventories, net Raw materials and supplies":
+    a line item printed as a caption over its parts, with no figures of its own, glued by the page's text
+    to its first part. Split only where both halves are sentence-case line-item labels (Title Case labels,
+    "Net Operating Revenues", never split)."""
+    if len(text.split()) < 3:
+        return "", text
+    for boundary in _SENTENCE_START.finditer(text):
+        head, rest = text[: boundary.start()], text[boundary.end() :]
+        if re.search(r" [A-Z]", head) or not concept_for_label(head) or not concept_for_label(rest):
+            continue
+        return head, rest
+    return "", text
 
 
 def plausible_label(label: str) -> bool:

@@ -8,6 +8,7 @@ reached answers UNAVAILABLE, which callers (the ingester above all) treat as "re
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,7 @@ from weaverbird_retriever.lexical import encoder, term_coverage
 from weaverbird_retriever.settings import RetrieverSettings
 from weaverbird_retriever.stores import AsyncVectorStore, CollectionMissing, DimensionMismatch, VectorStore
 from weaverbird_retriever.stores.base import (
+    FusionKind,
     Hit,
     InvalidInput,
     LexicalMissing,
@@ -89,7 +91,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         max_upsert_batch: int,
         *,
         default_mode: SearchMode = "hybrid",
-        fusion: str = "dbsf",
+        fusion: FusionKind = "dbsf",
         prefetch: int = 50,
         lexical_weight: float = 1.0,
         figure_weight: float = 0.0,
@@ -106,10 +108,10 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
         self._max_k = max_k
         self._max_upsert_batch = max_upsert_batch
         self._default_mode = default_mode
-        self._fusion = fusion
-        self._prefetch = prefetch
-        self._lexical_weight = lexical_weight
-        self._figure_weight = figure_weight
+        # Every search starts from these knobs; only its mode and text are the request's.
+        self._search_defaults = SearchOptions(
+            fusion=fusion, prefetch=prefetch, lexical_weight=lexical_weight, figure_weight=figure_weight
+        )
         # The collection's dimension once known (None: not looked up yet, or no collection yet).
         self._dimension: int | None = None
         # Only creating the collection is serialised; every other call runs concurrently.
@@ -230,14 +232,7 @@ class RetrieverServicer(retriever_pb2_grpc.RetrieverServiceServicer):
                 raise InvalidArgument(f"{mode} search needs the query text in `text`")
         else:
             raise InvalidArgument(f"unknown search mode {request.mode}")
-        return SearchOptions(
-            mode=mode,
-            text=text,
-            fusion=self._fusion,  # type: ignore[arg-type]
-            prefetch=self._prefetch,
-            lexical_weight=self._lexical_weight,
-            figure_weight=self._figure_weight,
-        )
+        return dataclasses.replace(self._search_defaults, mode=mode, text=text)
 
     async def DeleteDocument(
         self, request: retriever_pb2.DeleteDocumentRequest, context: grpc.aio.ServicerContext

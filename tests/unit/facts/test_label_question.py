@@ -227,3 +227,37 @@ def test_reading_rules_for_two_periods_and_relations(table: str, question: str, 
         assert answer is None
     else:
         assert answer is not None and answer.value == pytest.approx(expected)
+
+
+AWARDS = (
+    "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Stock options | | |\n| Granted | 300 | 200 |\n"
+    "| Forfeited | 10 | 20 |\n| Restricted stock units | | |\n| Granted | 90 | 45 |\n| Forfeited | 5 | 4 |"
+)
+DATED = (
+    "| | March 30, 2019 | March 31, 2018 |\n|---|---|---|\n| Land | $4.0 | $1.0 |\n"
+    "| Less: Accumulated depreciation | 20.0 | 18.0 |\n| Buildings | 70.0 | 60.0 |"
+)
+HOLDINGS = (
+    "| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Opening balance | 500 | 420 | 400 |\n"
+    "| Purchases (Note (b)) | 40 | 60 | 30 |\n| Cash flow (before interest) | 900 | 800 | 700 |\n"
+    "| Cash flow | 610 | 500 | 410 |\n| At end of the year | 540 | 500 | 420 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A heading over rows ("Restricted stock units" over "Granted") tells two rows of one label apart.
+        (AWARDS, "What is the percentage change in restricted stock units granted from 2018 to 2019?", 100.0),
+        (AWARDS, "What was the change in stock options granted between 2018 and 2019?", 100),
+        # A column's header words ("March 30,") are no heading: the row keeps one name across its columns.
+        (DATED, "What was the change in the land value from 2018 to 2019?", 3.0),
+        # Of two rows named in full, the one with no words left over ("Cash flow", not "... (before interest)").
+        (HOLDINGS, "What is the 2018 average cash flow?", (500 + 410) / 2),
+        # A nested aside ("(Note (b))") is no part of the name; "2018 year end" names a column, not a row.
+        (HOLDINGS, "How much is the change in purchases between 2018 year end and 2019 year end?", -20),
+    ],
+)
+def test_reading_rows_by_heading_and_by_their_words(table: str, question: str, expected: float) -> None:
+    answer = answer_row(question, _facts_of(table))
+    assert answer is not None and answer.value == pytest.approx(expected)

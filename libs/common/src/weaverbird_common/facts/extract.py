@@ -56,6 +56,8 @@ def facts_from_rows(rows: Iterable[Row], document: Document, page: int | None) -
                     scale_text=row.table.scale_text,
                     title=document.title,
                     source=document.source,
+                    # The heading a row sits under ("PSUs" over "Granted"): two rows of one label differ by it.
+                    extra={"section": row.section} if row.section else {},
                 )
             )
     return facts

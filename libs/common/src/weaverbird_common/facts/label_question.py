@@ -10,10 +10,11 @@ model, and nothing when no row is named clearly.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from weaverbird_common.facts.model import Fact
+from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import years_in
 
 _PCT = re.compile(
@@ -65,6 +66,46 @@ _STOP = set(
 )
 
 
+# A row is named by its label and the heading it sits under ("Granted" under "PSUs" and under "RSUs").
+RowKey = tuple[str, str]
+
+
+def _key(fact: Fact) -> RowKey:
+    return fact.label, fact.extra.get("section", "")
+
+
+def _with_headings(facts: Sequence[Fact]) -> list[Fact]:
+    """Facts whose section is kept only where it is a heading over some rows of its table ("PSUs" over
+    "Granted"): one held in two or more columns by some, not all, of their figures. A section found in
+    one column only, or on every figure of its columns, is those columns' header words ("December 27,")."""
+    in_column: Counter[tuple[str, Period]] = Counter()
+    under: dict[tuple[str, str], Counter[Period]] = {}
+    for fact in facts:
+        in_column[(fact.table, fact.period)] += 1
+        under.setdefault((fact.table, fact.extra.get("section", "")), Counter())[fact.period] += 1
+    headings = {
+        key
+        for key, columns in under.items()
+        if key[1] and len(columns) >= 2 and any(n < in_column[(key[0], p)] for p, n in columns.items())
+    }
+    return [f if (f.table, f.extra.get("section", "")) in headings else replace(f, extra={}) for f in facts]
+
+
+def _aside_free(label: str) -> str:
+    """The label without its asides in parentheses, nested ones too ("Additions (Note (a))" -> "Additions")."""
+    while (bare := re.sub(r"\([^()]*\)", " ", label)) != label:
+        label = bare
+    return label
+
+
+# Period words that name a column, not a row: "2018 year end", "at the end of 2019".
+_PERIOD_WORDS = re.compile(
+    r"(?<=\d{4}) year[- ]end\b|\b(?:at |as at |as of )?(?:the )?end of (?:the )?(?:fiscal )?(?:year )?"
+    r"(?=(?:fy\s*)?(?:19|20)\d{2})",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class RowAnswer:
     value: float
@@ -85,35 +126,47 @@ def _words(text: str) -> list[str]:
     return out
 
 
-def best_label(question: str, facts: Sequence[Fact]) -> str | None:
-    """The row label the question names: the largest share of the label's words found in the question
-    (at least half, and at least one word), more words found breaking ties."""
-    asked = set(_words(question))
+def _scored(question: str, facts: Sequence[Fact]) -> tuple[tuple[float, int, bool, float], RowKey] | None:
+    """The row the question names, with its score: the largest share of the label's words found in the
+    question (at least half, and at least one word), then more words found (the heading's count too), then
+    the label the question's "total" names, then the label named with fewest words left over."""
+    asked = set(_words(_PERIOD_WORDS.sub(" ", question)))
     says_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
     opening_asked = bool(_OPENING.search(question))
-    best: tuple[float, int, bool, str] | None = None
-    for label in dict.fromkeys(f.label for f in facts):
+    best: tuple[tuple[float, int, bool, float], RowKey] | None = None
+    for key in dict.fromkeys(_key(f) for f in facts):
+        label, section = key
         words = set(_words(label))
         if not words:
             continue
         # An aside in parentheses ("Free Cash Flow (non-U.S. GAAP measure)", "Cash (1)") is not what is named.
-        plain = set(_words(re.sub(r"\([^()]*\)", " ", label))) or words
-        hits = len(words & asked)
-        share = max(hits / len(words), len(plain & asked) / len(plain))
+        plain = set(_words(_aside_free(label))) or words
+        # The heading's words name the row too ("PSUs" + "Granted"), but need not be asked ("Wages").
+        full = words | set(_words(section))
+        hits = len(full & asked)
+        exact = len(words & asked) / len(words)
+        share = max(exact, len(plain & asked) / len(plain), hits / len(full))
         # Of "Other operating expenses" and "Total other operating expenses", the one the question's
         # "total" (or its absence) names.
         agrees = label.lower().startswith("total") == says_total
         # A roll-forward's "Goodwill, beginning of the year" is not the balance asked unless named so.
         agrees = agrees and (opening_asked or not _OPENING.search(label))
-        if hits and share >= 0.5 and (best is None or (share, hits, agrees) > best[:3]):
-            best = (share, hits, agrees, label)
+        score = (share, hits, agrees, exact)
+        if len(words & asked) + len(plain & asked) and share >= 0.5 and (best is None or score > best[0]):
+            best = (score, key)
     # "total personnel expenses" in a table with one total row ("Total", "Total Fiscal 2018 Plan"): that
     # row, unless another label is named in full ("Total emissions").
-    if says_total and (best is None or best[0] < 1):
-        totals = list(dict.fromkeys(f.label for f in facts if f.label.lower().startswith("total")))
+    if says_total and (best is None or best[0][0] < 1):
+        totals = list(dict.fromkeys(_key(f) for f in facts if f.label.lower().startswith("total")))
         if len(totals) == 1:
-            return totals[0]
-    return best[3] if best else None
+            return (1.0, 1, True, 1.0), totals[0]
+    return best
+
+
+def best_label(question: str, facts: Sequence[Fact]) -> RowKey | None:
+    """The row (label and heading) the question names, or None."""
+    scored = _scored(question, facts)
+    return scored[1] if scored else None
 
 
 _YEAR_RATIO = re.compile(
@@ -128,14 +181,18 @@ def _year_ratio(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     match = _YEAR_RATIO.search(question)
     if match is None:
         return None
-    label = best_label(match.group("a"), facts)
-    if label is None:
+    key = best_label(match.group("a"), facts)
+    if key is None:
         return None
-    row = {f.period.fiscal_year: f for f in reversed(facts) if f.label == label}
+    row = _by_year([f for f in facts if _key(f) == key])
     a, b = row.get(int(match.group("y1"))), row.get(int(match.group("y2")))
     if a is None or b is None or b.value == 0:
         return None
-    return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), label)
+    return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), key[0])
+
+
+def _fact_of(key: RowKey, facts: Sequence[Fact]) -> Fact:
+    return next(f for f in facts if _key(f) == key)
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
@@ -152,17 +209,17 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     if not part or not whole:
         return None
     in_year = [f for f in facts if f.period.fiscal_year == years[0]]
-    a_label, b_label = best_label(part, in_year), best_label(whole, in_year)
-    if a_label is None or b_label is None or a_label == b_label:
+    a_key, b_key = best_label(part, in_year), best_label(whole, in_year)
+    if a_key is None or b_key is None or a_key == b_key:
         return None
-    a = next(f for f in in_year if f.label == a_label)
-    b = next(f for f in in_year if f.label == b_label)
+    a, b = _fact_of(a_key, in_year), _fact_of(b_key, in_year)
     if b.value == 0:
         return None
+    named = f"{a.label} / {b.label}"
     if ratio or (re.search(r"\bproportion\b", question, re.I) and not re.search(r"percent", question, re.I)):
         # A ratio, and a "proportion" not asked in percent, is a fraction (0.18), not 18 %.
-        return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), f"{a_label} / {b_label}")
-    return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), f"{a_label} / {b_label}")
+        return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), named)
+    return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), named)
 
 
 def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
@@ -177,14 +234,12 @@ def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer |
     in_year = [f for f in facts if f.period.fiscal_year == year]
     best: tuple[int, Fact, Fact] | None = None
     for cut in re.finditer(r"\s+and\s+", span):
-        a_label, b_label = best_label(span[: cut.start()], in_year), best_label(span[cut.end() :], in_year)
-        if a_label is None or b_label is None or a_label == b_label:
+        a_key, b_key = best_label(span[: cut.start()], in_year), best_label(span[cut.end() :], in_year)
+        if a_key is None or b_key is None or a_key == b_key:
             continue
-        hits = len(set(_words(a_label)) & set(_words(span))) + len(set(_words(b_label)) & set(_words(span)))
+        hits = len(set(_words(a_key[0])) & set(_words(span))) + len(set(_words(b_key[0])) & set(_words(span)))
         if best is None or hits > best[0]:
-            a = next(f for f in in_year if f.label == a_label)
-            b = next(f for f in in_year if f.label == b_label)
-            best = (hits, a, b)
+            best = (hits, _fact_of(a_key, in_year), _fact_of(b_key, in_year))
     if best is None:
         return None
     _, a, b = best
@@ -209,7 +264,17 @@ def _default_years(question: str, row: dict[int, Fact]) -> list[int]:
     return held[-1:]
 
 
+def _by_year(row_facts: Sequence[Fact]) -> dict[int, Fact]:
+    """A row's figure for each fiscal year its columns name (the first column of a year)."""
+    row: dict[int, Fact] = {}
+    for fact in row_facts:
+        if fact.period.fiscal_year:
+            row.setdefault(fact.period.fiscal_year, fact)
+    return row
+
+
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
+    facts = _with_headings(facts)
     years = years_in(question)
     if (over_years := _year_ratio(question, facts)) is not None:
         return over_years
@@ -217,13 +282,11 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
         return two
     if (pair := _pair(question, facts, years)) is not None:
         return pair
-    label = best_label(question, facts)
-    if label is None:
+    key = best_label(question, facts)
+    if key is None:
         return None
-    row: dict[int, Fact] = {}
-    for fact in facts:
-        if fact.label == label and fact.period.fiscal_year:
-            row.setdefault(fact.period.fiscal_year, fact)
+    label = key[0]
+    row = _by_year([f for f in facts if _key(f) == key])
     if not years:
         years = _default_years(question, row)
     elif len(years) == 1 and _AVERAGE.search(question) and not re.search(r"\bper\b", question, re.IGNORECASE):

@@ -67,3 +67,32 @@ def test_display_names_prefer_a_written_name_over_the_key() -> None:
     assert display_name("BLUEFIN_LOGISTICS", []) == "Bluefin Logistics"
     assert display_name("AES_CORPORATION", []) == "AES Corporation"
     assert display_name("青松新能源", []) == "青松新能源"
+
+
+class CrossLanguagePeers(FakePeers):
+    """AMAZON's filings are English; a Chinese news item about it carries no company tag."""
+
+    FILING = Passage("f1", "Net product sales grew in 2022.", 0.42, "amzn-10k", "AMAZON 10-K", "a.pdf", 3, "local")
+    NEWS = Passage(
+        "n1", "亚马逊16.5亿美元收购iRobot的交易引发欧盟深入调查。", 0.71, "news-1", "财联社", "n.md", 0, "local"
+    )
+
+    def __init__(self) -> None:
+        super().__init__([self.FILING], ["16.5亿美元 [1]。"])
+
+    def search_result(self, call: SearchCall) -> list[Passage]:
+        return [self.FILING] if call.filters.get("company") == "AMAZON" else [self.NEWS, self.FILING]
+
+    async def catalog(self) -> Catalog:
+        return Catalog(companies={"AMAZON": ["AMAZON", "亚马逊"]}, years={"AMAZON": [2022]})
+
+
+async def test_a_company_whose_documents_are_all_in_the_other_language_does_not_hide_news_in_the_questions() -> None:
+    flow = flow_over(CrossLanguagePeers())
+    params = await flow.params("亚马逊以多少美元收购iRobot的交易引发了欧盟的深入调查?")
+    assert params.filters.get("company") == "AMAZON"
+    retrieval = await flow.retrieve(params)
+    assert [p.id for p in retrieval.ranked][:2] == ["n1", "f1"]  # the Chinese news first: its cosine is higher
+    # An English question about the same company keeps its filtered hits only.
+    english = await flow.retrieve(await flow.params("What were 亚马逊's net product sales in 2022?"))
+    assert "n1" not in [p.id for p in english.ranked]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from weaverbird_common.questions import search_filters
+from weaverbird_common.questions import detect_language, search_filters
 
 from weaverbird_orchestrator import notices
 from weaverbird_orchestrator.catalog import CatalogCache
@@ -50,6 +50,26 @@ class LocalSearch:
         reranked = await rerank_passages(self._reranker, question, hits, self._s.rerank_candidates)
         return [r.passage for r in reranked][:top_k]
 
+    async def _with_own_language(
+        self, question: str, vector: list[float], depth: int, hits: list[Passage]
+    ) -> list[Passage]:
+        """A company's documents all in the other language than the question ("亚马逊" asks about AMAZON's
+        English 10-K): news in the question's language about the company carries no company tag, so the
+        filter would hide it. Such passages from an unfiltered search join the hits, ahead of them where
+        their cosine is higher."""
+        language = detect_language(question)
+        if not hits or any(detect_language(p.text) == language for p in hits):
+            return hits
+        seen = {p.id for p in hits}
+        found = await self._peers.search(vector, depth, {}, question)
+        own = [p for p in found if p.id not in seen and detect_language(p.text) == language]
+        if not own:
+            return hits
+        best = best_cosine(hits)
+        ahead = [p for p in own if p.score > best]
+        behind = [p for p in own if p.score <= best]
+        return [*ahead, *hits, *behind][: max(depth, len(ahead))]
+
     async def search(self, params: AskParams, vector: list[float]) -> LocalHits:
         """Local search with the question's filters.
 
@@ -63,6 +83,8 @@ class LocalSearch:
         # The coverage gate reads how much of the question the passages hold when it names no KB company.
         terms = self._s.coverage_gate and params.filters_from_question and "company" not in params.filters
         hits = await self._peers.search(vector, depth, filters, params.question, term_coverage=terms)
+        if filters.get("company") and params.filters_from_question:
+            hits = await self._with_own_language(params.question, vector, depth, hits)
         if not (filters and params.filters_from_question) or best_cosine(hits) >= params.threshold:
             return LocalHits(filters, hits)
         names = (await self._catalog.get()).display

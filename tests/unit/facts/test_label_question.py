@@ -261,3 +261,41 @@ HOLDINGS = (
 def test_reading_rows_by_heading_and_by_their_words(table: str, question: str, expected: float) -> None:
     answer = answer_row(question, _facts_of(table))
     assert answer is not None and answer.value == pytest.approx(expected)
+
+
+QUARTERS = (
+    "| Quarters ended | June 29, 2019 | March 30, 2019 | December 29, 2018 |\n|---|---|---|---|\n"
+    "| Net revenue | $1,200 | $1,000 | $800 |\n| Gross margin | 40.0% | 38.0% | 35.0% |"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # Columns named by their closing dates are read by date, even several in one year; a date without
+        # its year takes the one year named.
+        (QUARTERS, "What was the change in net revenue between the quarters ended June 29 and March 30 in 2019?", 200),
+        (
+            QUARTERS,
+            "What was the percentage change in net revenue between the quarters ended March 30, 2019 and "
+            "December 29, 2018?",
+            25.0,
+        ),
+        # "Percentage difference" between two periods is a relative move; an "absolute percentage change"
+        # of a row printed in percent is its move in points.
+        (SALES, "What is the percentage difference in sales in Mexico between 2018 and 2019?", 650.0),
+        (
+            QUARTERS,
+            "What was the absolute percentage change in gross margin between March 30, 2019 and June 29, 2019?",
+            2.0,
+        ),
+        # A percentage difference of two rows names no base: no answer.
+        (SALES, "What is the percentage difference between United States and Mexico sales in 2019?", None),
+    ],
+)
+def test_reading_columns_by_date_and_relative_moves(table: str, question: str, expected: float | None) -> None:
+    answer = answer_row(question, _facts_of(table))
+    if expected is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer.value == pytest.approx(expected)

@@ -13,12 +13,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import years_in
 
+# A relative move; "percentage difference" between two periods is one too. An "absolute percentage change"
+# is the move in points of a row printed in percent (read as a change, below).
 _PCT = re.compile(
-    r"percent(?:age)? (?:change|increase|decrease|growth)|% change|growth rate|rate of change", re.IGNORECASE
+    r"(?<!absolute )percent(?:age)? (?:change|increase|decrease|growth|difference)|% change|growth rate"
+    r"|rate of change",
+    re.IGNORECASE,
 )
 # A move between periods; "difference" also asks one (read first-named less second, see answer_row).
 _CHANGE_WORD = re.compile(r"\bchange\b|\bincrease\b|\bdecrease\b|\bgrowth\b", re.IGNORECASE)
@@ -65,6 +70,8 @@ _STOP = set(
     "company group million thousand billion".split()
 )
 
+
+K = TypeVar("K", int, str)  # a column: its fiscal year, or its closing date
 
 # A row is named by its label and the heading it sits under ("Granted" under "PSUs" and under "RSUs").
 RowKey = tuple[str, str]
@@ -222,16 +229,8 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), named)
 
 
-def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
-    """A - B or A + B for two rows the question names in one period (the latest the table holds when no
-    year is named). "A and B" is split at the "and" that leaves two different rows best named."""
-    match = _PAIR.search(question)
-    if match is None or len(years) > 1:
-        return None
-    op = "difference" if match.group("d") else "sum"
-    span = match.group("d") or match.group("s") or match.group("c")
-    year = years[0] if years else max((f.period.fiscal_year for f in facts), default=0)
-    in_year = [f for f in facts if f.period.fiscal_year == year]
+def _split_two(span: str, in_year: Sequence[Fact]) -> tuple[Fact, Fact] | None:
+    """Two different rows named by "A and B": split at the "and" that leaves both best named."""
     best: tuple[int, Fact, Fact] | None = None
     for cut in re.finditer(r"\s+and\s+", span):
         a_key, b_key = best_label(span[: cut.start()], in_year), best_label(span[cut.end() :], in_year)
@@ -240,9 +239,26 @@ def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer |
         hits = len(set(_words(a_key[0])) & set(_words(span))) + len(set(_words(b_key[0])) & set(_words(span)))
         if best is None or hits > best[0]:
             best = (hits, _fact_of(a_key, in_year), _fact_of(b_key, in_year))
-    if best is None:
+    return best[1:] if best else None
+
+
+def _in_year(facts: Sequence[Fact], years: list[int]) -> list[Fact]:
+    """The facts of the one year named, else of the latest year the table holds."""
+    year = years[0] if years else max((f.period.fiscal_year for f in facts), default=0)
+    return [f for f in facts if f.period.fiscal_year == year]
+
+
+def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
+    """A - B or A + B for two rows the question names in one period (the latest the table holds when no
+    year is named)."""
+    match = _PAIR.search(question)
+    if match is None or len(years) > 1:
         return None
-    _, a, b = best
+    op = "difference" if match.group("d") else "sum"
+    found = _split_two(match.group("d") or match.group("s") or match.group("c"), _in_year(facts, years))
+    if found is None:
+        return None
+    a, b = found
     value = a.value - b.value if op == "difference" else a.value + b.value
     sign = " - " if op == "difference" else " + "
     return RowAnswer(value, a.unit, op, (a, b), f"{a.label}{sign}{b.label}")
@@ -273,6 +289,66 @@ def _by_year(row_facts: Sequence[Fact]) -> dict[int, Fact]:
     return row
 
 
+_MONTHS = "january february march april may june july august september october november december".split()
+_MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# "January 26, 2019", "July 27" and "30 June 2019": a column named by its closing date.
+_DATE = re.compile(
+    rf"\b{_MONTH} (?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,? (?P<year>(?:19|20)\d{{2}}))?\b"
+    rf"|\b(?P<day2>\d{{1,2}}) {_MONTH.replace('mon', 'mon2')} (?P<year2>(?:19|20)\d{{2}})\b",
+    re.IGNORECASE,
+)
+
+
+def _dates_named(question: str, years: list[int]) -> list[str]:
+    """The closing dates the question names, as "YYYY-MM-DD" in the order named; a date without its year
+    takes the one year the question names ("the quarters ended July 27 and April 27 in 2019")."""
+    out = []
+    for m in _DATE.finditer(question):
+        month = next(i for i, name in enumerate(_MONTHS, 1) if name.startswith((m["mon"] or m["mon2"]).lower()))
+        year = m["year"] or m["year2"] or (str(years[0]) if len(years) == 1 else "")
+        if not year:
+            return []
+        out.append(f"{year}-{month:02d}-{int(m['day'] or m['day2']):02d}")
+    return out
+
+
+def _compute(question: str, row: dict[K, Fact], cols: list[K], label: str, first: K | None) -> RowAnswer | None:
+    """The value, average, sum, change or percentage change the wording asks of a row's named columns
+    (cols in time order; first: the column the question names first)."""
+    by_col = {c: f for c, f in row.items() if c in cols}
+    if not by_col:
+        return None
+    unit = next(iter(by_col.values())).unit
+    if _AVERAGE.search(question):
+        used = [by_col[c] for c in cols if c in by_col]
+        if len(used) != len(cols) or len(used) < 2:
+            return None
+        return RowAnswer(sum(f.value for f in used) / len(used), unit, "average", tuple(used), label)
+    if len(cols) >= 2 and _SUM.search(question) and not (_PCT.search(question) or _CHANGE.search(question)):
+        used = [by_col[c] for c in cols if c in by_col]
+        if len(used) != len(cols):
+            return None
+        return RowAnswer(sum(f.value for f in used), unit, "sum", tuple(used), label)
+    if _PCT.search(question) or _CHANGE.search(question):
+        if len(cols) != 2 or len(by_col) != 2:
+            return None
+        old, new = by_col[min(cols)], by_col[max(cols)]
+        if _PCT.search(question):
+            if old.value == 0:
+                return None
+            return RowAnswer((new.value - old.value) / abs(old.value) * 100, "percent", "pct_change", (new, old), label)
+        if _DECREASE.search(question):  # "how much did X decrease by": the fall, as a positive amount
+            return RowAnswer(old.value - new.value, unit, "decrease", (new, old), label)
+        if _DIFFERENCE.search(question) and not _CHANGE_WORD.search(question) and first == min(cols):
+            # "the difference in X between 2018 and 2019" is the first named less the second.
+            return RowAnswer(old.value - new.value, unit, "difference", (old, new), label)
+        return RowAnswer(new.value - old.value, unit, "change", (new, old), label)
+    if len(cols) == 1 and not _RELATION.search(question):
+        fact = by_col[cols[0]]
+        return RowAnswer(fact.value, unit, "value", (fact,), label)
+    return None  # a ratio or a share of two rows not both found is not one row's value
+
+
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     facts = _with_headings(facts)
     years = years_in(question)
@@ -280,13 +356,21 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
         return over_years
     if years and (two := _two_rows(question, facts, years)) is not None:
         return two
+    if _PCT.search(question) and _pair(question, facts, years) is not None:
+        return None  # a percentage difference of two rows needs a base the wording does not name
     if (pair := _pair(question, facts, years)) is not None:
         return pair
     key = best_label(question, facts)
     if key is None:
         return None
-    label = key[0]
-    row = _by_year([f for f in facts if _key(f) == key])
+    row_facts = [f for f in facts if _key(f) == key]
+    # Columns named by their closing dates ("the quarters ended January 26, 2019 and October 27, 2018"),
+    # two or more of them, are read by date: a table may hold several columns of one year.
+    dates = _dates_named(question, years)
+    by_date = {f.period.end: f for f in reversed(row_facts) if f.period.end}
+    if len(dates) >= 2 and all(d in by_date for d in dates):
+        return _compute(question, by_date, sorted(dates), key[0], dates[0])
+    row = _by_year(row_facts)
     if not years:
         years = _default_years(question, row)
     elif len(years) == 1 and _AVERAGE.search(question) and not re.search(r"\bper\b", question, re.IGNORECASE):
@@ -295,35 +379,4 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     elif _PCT.search(question) or _CHANGE.search(question):
         # "the change in X in 2019" is from the year before; "from 2017 to 2019" is between the two ends.
         years = [years[0] - 1, years[0]] if len(years) == 1 else [years[0], years[-1]]
-    by_year = {y: f for y, f in row.items() if y in years}
-    if not by_year:
-        return None
-    unit = next(iter(by_year.values())).unit
-    if _AVERAGE.search(question):
-        used = [by_year[y] for y in years if y in by_year]
-        if len(used) != len(years) or len(used) < 2:
-            return None
-        return RowAnswer(sum(f.value for f in used) / len(used), unit, "average", tuple(used), label)
-    if len(years) >= 2 and _SUM.search(question) and not (_PCT.search(question) or _CHANGE.search(question)):
-        used = [by_year[y] for y in years if y in by_year]
-        if len(used) != len(years):
-            return None
-        return RowAnswer(sum(f.value for f in used), unit, "sum", tuple(used), label)
-    if _PCT.search(question) or _CHANGE.search(question):
-        if len(years) != 2 or len(by_year) != 2:
-            return None
-        old, new = by_year[min(years)], by_year[max(years)]
-        if _PCT.search(question):
-            if old.value == 0:
-                return None
-            return RowAnswer((new.value - old.value) / abs(old.value) * 100, "percent", "pct_change", (new, old), label)
-        if _DECREASE.search(question):  # "how much did X decrease by": the fall, as a positive amount
-            return RowAnswer(old.value - new.value, unit, "decrease", (new, old), label)
-        if _DIFFERENCE.search(question) and not _CHANGE_WORD.search(question) and _named_first(question) == min(years):
-            # "the difference in X between 2018 and 2019" is the first named less the second.
-            return RowAnswer(old.value - new.value, unit, "difference", (old, new), label)
-        return RowAnswer(new.value - old.value, unit, "change", (new, old), label)
-    if len(years) == 1 and not _RELATION.search(question):
-        fact = by_year[years[0]]
-        return RowAnswer(fact.value, unit, "value", (fact,), label)
-    return None  # a ratio or a share of two rows not both found is not one row's value
+    return _compute(question, row, years, key[0], _named_first(question))

@@ -299,3 +299,22 @@ def test_reading_columns_by_date_and_relative_moves(table: str, question: str, e
         assert answer is None
     else:
         assert answer is not None and answer.value == pytest.approx(expected)
+
+
+ALLOWANCE = "| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Ending balance | $(1.5) | $(2.0) | $(2.5) |"
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A percentage change is (new - old) / old with the figures as printed, a negative base included.
+        (ALLOWANCE, "What was the percentage change in the ending balance between 2018 and 2019?", -25.0),
+        # "The change between 2018 and 2019 average X" moves from one average balance (the year's and the
+        # prior year's figure) to the next; "the change in the average X" names a row and is no such move.
+        (HOLDINGS, "What is the change between 2018 and 2019 average cash flow?", (610 + 500) / 2 - (500 + 410) / 2),
+        (HOLDINGS, "What is the percentage change between 2018 and 2019 average cash flow?", 100 / 455 * 100),
+    ],
+)
+def test_signed_bases_and_moves_of_averages(table: str, question: str, expected: float) -> None:
+    answer = answer_row(question, _facts_of(table))
+    assert answer is not None and answer.value == pytest.approx(expected)

@@ -336,7 +336,7 @@ def _compute(question: str, row: dict[K, Fact], cols: list[K], label: str, first
         if _PCT.search(question):
             if old.value == 0:
                 return None
-            return RowAnswer((new.value - old.value) / abs(old.value) * 100, "percent", "pct_change", (new, old), label)
+            return RowAnswer((new.value - old.value) / old.value * 100, "percent", "pct_change", (new, old), label)
         if _DECREASE.search(question):  # "how much did X decrease by": the fall, as a positive amount
             return RowAnswer(old.value - new.value, unit, "decrease", (new, old), label)
         if _DIFFERENCE.search(question) and not _CHANGE_WORD.search(question) and first == min(cols):
@@ -347,6 +347,25 @@ def _compute(question: str, row: dict[K, Fact], cols: list[K], label: str, first
         fact = by_col[cols[0]]
         return RowAnswer(fact.value, unit, "value", (fact,), label)
     return None  # a ratio or a share of two rows not both found is not one row's value
+
+
+# "The change between 2018 and 2019 average X": a move of average balances (not "the change in the average
+# X", a row so named).
+_AVERAGE_MOVE = re.compile(r"\b(?:change|increase|decrease|difference)\b.*\baverage\b", re.IGNORECASE)
+
+
+def _average_move(question: str, row: dict[int, Fact], years: list[int], label: str) -> RowAnswer | None:
+    """The change (or percentage change) from one year's average balance to another's, a year's average
+    being the mean of its figure and the prior year's."""
+    used = [row.get(y) for y in (years[0] - 1, years[0], years[1] - 1, years[1])]
+    if any(f is None for f in used):
+        return None
+    v = [f.value for f in used if f is not None]
+    old, new = (v[0] + v[1]) / 2, (v[2] + v[3]) / 2
+    facts = tuple(f for f in used if f is not None)
+    if _PCT.search(question):
+        return None if old == 0 else RowAnswer((new - old) / old * 100, "percent", "pct_change", facts, label)
+    return RowAnswer(new - old, used[0].unit if used[0] else "", "change", facts, label)
 
 
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
@@ -371,6 +390,13 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     if len(dates) >= 2 and all(d in by_date for d in dates):
         return _compute(question, by_date, sorted(dates), key[0], dates[0])
     row = _by_year(row_facts)
+    if (
+        len(years) == 2
+        and _AVERAGE.search(question)
+        and _AVERAGE_MOVE.search(question)
+        and "average" not in key[0].lower()
+    ):
+        return _average_move(question, row, years, key[0])
     if not years:
         years = _default_years(question, row)
     elif len(years) == 1 and _AVERAGE.search(question) and not re.search(r"\bper\b", question, re.IGNORECASE):

@@ -318,3 +318,23 @@ ALLOWANCE = "| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Ending balance | $(1
 def test_signed_bases_and_moves_of_averages(table: str, question: str, expected: float) -> None:
     answer = answer_row(question, _facts_of(table))
     assert answer is not None and answer.value == pytest.approx(expected)
+
+
+CUSTOMERS = (
+    "| Percentage of revenue | 2019 | 2018 |\n|---|---|---|\n| Acme Holdings Co., Ltd. (“Acme”) | 30% | 25% |\n"
+    "| Beta Industries Inc. (“Beta”) | 12% | 9% |"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A label's defined short name ("(“Acme”)") names its row; "the average X of A and B" is two rows' mean.
+        (CUSTOMERS, "What was the revenue from Acme in 2018?", 25.0),
+        (CUSTOMERS, "What is the average percentage of revenue from Acme and Beta in 2019?", 21.0),
+        (SALES, "What is the average sales of Mexico and other international in 2018?", 40.0),
+    ],
+)
+def test_short_names_and_the_average_of_two_rows(table: str, question: str, expected: float) -> None:
+    answer = answer_row(question, _facts_of(table))
+    assert answer is not None and answer.value == pytest.approx(expected)

@@ -105,6 +105,7 @@ def _aside_free(label: str) -> str:
     return label
 
 
+_SHORT_NAME = re.compile(r"\(\s*(?:the\s+)?[“\"]([^”\"]+)[”\"]\s*\)")
 # Period words that name a column, not a row: "2018 year end", "at the end of 2019".
 _PERIOD_WORDS = re.compile(
     r"(?<=\d{4}) year[- ]end\b|\b(?:at |as at |as of )?(?:the )?end of (?:the )?(?:fiscal )?(?:year )?"
@@ -152,7 +153,9 @@ def _scored(question: str, facts: Sequence[Fact]) -> tuple[tuple[float, int, boo
         full = words | set(_words(section))
         hits = len(full & asked)
         exact = len(words & asked) / len(words)
-        share = max(exact, len(plain & asked) / len(plain), hits / len(full))
+        # A defined short name ("Huawei Technologies Co., Ltd. (“Huawei”)") names the row as well.
+        short = {w for m in _SHORT_NAME.finditer(label) for w in _words(m.group(1))}
+        share = max(exact, len(plain & asked) / len(plain), hits / len(full), len(short & asked) / (len(short) or 1))
         # Of "Other operating expenses" and "Total other operating expenses", the one the question's
         # "total" (or its absence) names.
         agrees = label.lower().startswith("total") == says_total
@@ -262,6 +265,21 @@ def _pair(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer |
     value = a.value - b.value if op == "difference" else a.value + b.value
     sign = " - " if op == "difference" else " + "
     return RowAnswer(value, a.unit, op, (a, b), f"{a.label}{sign}{b.label}")
+
+
+# "the average X of A and B in 2018": the mean of two rows in one year.
+_AVERAGE_OF_TWO = re.compile(rf"(?<!weighted )(?<!weighted-)\baverage (?P<s>.+? and .+?){_END}", re.IGNORECASE)
+
+
+def _average_of_two(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
+    match = _AVERAGE_OF_TWO.search(question)
+    if match is None or len(years) > 1:
+        return None
+    found = _split_two(match.group("s"), _in_year(facts, years))
+    if found is None:
+        return None
+    a, b = found
+    return RowAnswer((a.value + b.value) / 2, a.unit, "average", (a, b), f"({a.label} + {b.label}) / 2")
 
 
 def _named_first(question: str) -> int | None:
@@ -375,6 +393,8 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
         return over_years
     if years and (two := _two_rows(question, facts, years)) is not None:
         return two
+    if (two_rows := _average_of_two(question, facts, years)) is not None:
+        return two_rows
     if _PCT.search(question) and _pair(question, facts, years) is not None:
         return None  # a percentage difference of two rows needs a base the wording does not name
     if (pair := _pair(question, facts, years)) is not None:

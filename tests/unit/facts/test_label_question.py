@@ -338,3 +338,32 @@ CUSTOMERS = (
 def test_short_names_and_the_average_of_two_rows(table: str, question: str, expected: float) -> None:
     answer = answer_row(question, _facts_of(table))
     assert answer is not None and answer.value == pytest.approx(expected)
+
+
+PLANT = (
+    "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Land | $600 | $600 |\n| Buildings | 900 | 850 |\n"
+    "| Leasehold improvements | 500 | 400 |\n| Property and equipment, gross | $2,000 | $1,850 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A share whose part names two rows ("A and B", "the sum of A and B") is their sum over the whole;
+        # "proportion of A over B" is A / B, a fraction unless asked "(in percentage)".
+        (
+            PLANT,
+            "What is the proportion of land and leasehold improvements over the gross property and equipment in 2019?",
+            0.55,
+        ),
+        (
+            SALES,
+            "What is the proportion (in percentage) of the sum of Mexico and other international sales over total "
+            "sales in 2019?",
+            150 / 450 * 100,
+        ),
+    ],
+)
+def test_a_share_of_two_rows_summed(table: str, question: str, expected: float) -> None:
+    answer = answer_row(question, _facts_of(table))
+    assert answer is not None and answer.value == pytest.approx(expected)

@@ -47,9 +47,11 @@ _SHARE = re.compile(
     rf"(?:made up of |attributable to |from )?(?P<a>.+?){_END}"
     rf"|(?P<a2>[\w ,'()&-]+?) as an? (?:percentage|proportion|share) of (?P<b2>.+?){_END}"
     rf"|(?:percentage|proportion) of (?P<a3>.+?) (?:over|to|in|of|out of) (?P<b3>(?:the )?total.+?){_END}"
-    rf"|(?:percentage|proportion|share)(?: constitution)? of (?P<a4>.+?) (?:among|within|out of) (?P<b4>.+?){_END}",
+    rf"|(?:percentage|proportion|share)(?: constitution)? of (?P<a4>.+?) (?:among|within|out of|over) "
+    rf"(?P<b4>.+?){_END}",
     re.IGNORECASE,
 )
+_IN_PERCENT = re.compile(r"\s*\(in (?:percentage|percent|%)\)", re.IGNORECASE)
 # A question relating two amounts: one row's value does not answer it.
 _RELATION = re.compile(
     r"\bratio\b|\bproportion\b|\bportion of\b|\bpercentage (?:constitution )?of\b"
@@ -206,9 +208,11 @@ def _fact_of(key: RowKey, facts: Sequence[Fact]) -> Fact:
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
-    """ "ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year."""
-    ratio = _RATIO.search(question)
-    share = None if ratio else _SHARE.search(question)
+    """ "ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year. A
+    part that names two rows ("the sum of A and B", "land and leasehold improvements") is their sum."""
+    plain = _IN_PERCENT.sub("", question)  # "proportion (in percentage) of": the unit, not the words
+    ratio = _RATIO.search(plain)
+    share = None if ratio else _SHARE.search(plain)
     if not (ratio or share) or len(years) != 1:
         return None
     match = ratio or share
@@ -222,14 +226,24 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     a_key, b_key = best_label(part, in_year), best_label(whole, in_year)
     if a_key is None or b_key is None or a_key == b_key:
         return None
-    a, b = _fact_of(a_key, in_year), _fact_of(b_key, in_year)
+    parts = (_fact_of(a_key, in_year),)
+    both = _split_two(re.sub(r"^(?:the )?sum of ", "", part, flags=re.I), in_year) if " and " in part else None
+    # Two rows, when the wording sums them or the one row found is only one of them.
+    if (
+        both
+        and b_key not in map(_key, both)
+        and (re.match(r"(?:the )?sum of ", part, re.I) or a_key in map(_key, both))
+    ):
+        parts = both
+    b = _fact_of(b_key, in_year)
     if b.value == 0:
         return None
-    named = f"{a.label} / {b.label}"
+    value = sum(f.value for f in parts) / b.value
+    named = f"{' + '.join(f.label for f in parts)} / {b.label}"
     if ratio or (re.search(r"\bproportion\b", question, re.I) and not re.search(r"percent", question, re.I)):
         # A ratio, and a "proportion" not asked in percent, is a fraction (0.18), not 18 %.
-        return RowAnswer(a.value / b.value, "ratio", "ratio", (a, b), named)
-    return RowAnswer(a.value / b.value * 100, "percent", "share", (a, b), named)
+        return RowAnswer(value, "ratio", "ratio", (*parts, b), named)
+    return RowAnswer(value * 100, "percent", "share", (*parts, b), named)
 
 
 def _split_two(span: str, in_year: Sequence[Fact]) -> tuple[Fact, Fact] | None:

@@ -367,3 +367,27 @@ PLANT = (
 def test_a_share_of_two_rows_summed(table: str, question: str, expected: float) -> None:
     answer = answer_row(question, _facts_of(table))
     assert answer is not None and answer.value == pytest.approx(expected)
+
+
+POSITION = (
+    "| US$'000 | 2019 | 2018 |\n|---|---|---|\n| Total current assets | 500 | 400 |\n| Total assets | 900 | 800 |\n"
+    "| Total current liabilities | 250 | 320 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A standard metric the table does not print is computed from its line items (metric library).
+        (POSITION, "What is the current ratio in 2019?", 2.0),
+        (POSITION, "What was the working capital in 2018?", 80),
+        # An input the table lacks (inventories for the quick ratio): no answer.
+        (POSITION, "What is the quick ratio in 2019?", None),
+    ],
+)
+def test_a_named_metric_from_the_tables_line_items(table: str, question: str, expected: float | None) -> None:
+    answer = answer_row(question, _facts_of(table))
+    if expected is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer.value == pytest.approx(expected)

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import years_in
+from weaverbird_common.finance.metrics import compute, metrics_in_text
 
 # A relative move; "percentage difference" between two periods is one too. An "absolute percentage change"
 # is the move in points of a row printed in percent (read as a change, below).
@@ -400,9 +401,38 @@ def _average_move(question: str, row: dict[int, Fact], years: list[int], label: 
     return RowAnswer(new - old, used[0].unit if used[0] else "", "change", facts, label)
 
 
+def _named_metric(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
+    """A standard metric the question names for one year ("the current ratio in 2019") that the table does
+    not print as a row: computed by the metric library from the line items' concepts."""
+    found = metrics_in_text(question)
+    if not found or len(years) > 1 or _CHANGE.search(question) or _PCT.search(question) or _AVERAGE.search(question):
+        return None
+    metric = found[0]
+    if any(re.search(rf"\b{re.escape(name)}", f.label, re.IGNORECASE) for f in facts for name in metric.en):
+        return None  # the table prints it: its row answers
+    year = years[0] if years else max((f.period.fiscal_year for f in facts), default=0)
+    used: list[Fact] = []
+
+    def lookup(concept: str, period: str) -> float | None:
+        want = year - 1 if period == "t-1" else year
+        values = {f.value for f in facts if f.concept == concept and f.period.fiscal_year == want}
+        if len(values) != 1:
+            return None  # missing, or two different figures: not this reader's to choose
+        used.append(next(f for f in facts if f.concept == concept and f.period.fiscal_year == want))
+        return values.pop()
+
+    computed = compute(metric, lookup)
+    if computed is None:
+        return None
+    value = computed.value * 100 if computed.unit == "percent" else computed.value
+    return RowAnswer(value, computed.unit, metric.id, tuple(used), computed.formula)
+
+
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     facts = _with_headings(facts)
     years = years_in(question)
+    if (metric := _named_metric(question, facts, years)) is not None:
+        return metric
     if (over_years := _year_ratio(question, facts)) is not None:
         return over_years
     if years and (two := _two_rows(question, facts, years)) is not None:

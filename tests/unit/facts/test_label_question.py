@@ -391,3 +391,22 @@ def test_a_named_metric_from_the_tables_line_items(table: str, question: str, ex
         assert answer is None
     else:
         assert answer is not None and answer.value == pytest.approx(expected)
+
+
+SPLIT_YEARS = (
+    "| € million | 2017/2018 | 2018/2019 |\n|---|---|---|\n| Operating profit | 700 | 820 |\n"
+    "| Income taxes | −210 | −300 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A split fiscal year ("2018/2019") is one year, read as the table's header of that form is.
+        (SPLIT_YEARS, "What was the change in operating profit in 2018/2019 from 2017/2018?", 120),
+        (SPLIT_YEARS, "What were the income taxes in 2018/2019?", -300),
+    ],
+)
+def test_split_fiscal_years_name_one_column(table: str, question: str, expected: float) -> None:
+    answer = answer_row(question, _facts_of(table))
+    assert answer is not None and answer.value == pytest.approx(expected)

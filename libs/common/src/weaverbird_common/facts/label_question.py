@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from weaverbird_common.facts.cell_periods import period_in_cell
 from weaverbird_common.facts.model import Fact, Period
 from weaverbird_common.facts.question import years_in
 from weaverbird_common.finance.metrics import compute, metrics_in_text
@@ -428,8 +429,18 @@ def _named_metric(question: str, facts: Sequence[Fact], years: list[int]) -> Row
     return RowAnswer(value, computed.unit, metric.id, tuple(used), computed.formula)
 
 
+# A split fiscal year ("2018/2019", "2018/19") is one year: the one a table's header of that form is read as.
+_SPLIT_YEAR = re.compile(r"\b(?:19|20)\d{2}/(?:(?:19|20)?\d{2})\b")
+
+
+def _one_year(match: re.Match[str]) -> str:
+    period = period_in_cell(match.group(0), "other", None)
+    return str(period.fiscal_year) if period else match.group(0)
+
+
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     facts = _with_headings(facts)
+    question = _SPLIT_YEAR.sub(_one_year, question)
     years = years_in(question)
     if (metric := _named_metric(question, facts, years)) is not None:
         return metric

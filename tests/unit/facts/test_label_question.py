@@ -410,3 +410,30 @@ SPLIT_YEARS = (
 def test_split_fiscal_years_name_one_column(table: str, question: str, expected: float) -> None:
     answer = answer_row(question, _facts_of(table))
     assert answer is not None and answer.value == pytest.approx(expected)
+
+
+SUBSCRIBERS = (
+    "| | August 31, 2019 | August 31, 2019 | August 31, 2018 |\n|---|---|---|---|\n"
+    "| Video customers | 312,000 | (4,000) | (6,000) |"
+)
+PLANS = "| | 2019 | 2018 | 2019 | 2018 |\n|---|---|---|---|---|\n| Discount rate | 4.00% | 3.75% | 1.90% | 2.80% |"
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "expected"),
+    [
+        # A move of a share asks a row printed in percent: a table of amounts alone does not answer it.
+        (SALES, "What was the change in the percentage of sales from Mexico between 2018 and 2019?", None),
+        (CUSTOMERS, "What was the change in the percentage of revenue from Acme between 2018 and 2019?", 5.0),
+        # Two side-by-side columns of one year with different figures name no one figure of that year.
+        (SUBSCRIBERS, "What was the change in the video customers from 2018 to 2019?", None),
+        # Groups of columns that repeat the years: the first group's figure.
+        (PLANS, "What is the percentage change in discount rate between 2018 and 2019?", (4.0 - 3.75) / 3.75 * 100),
+    ],
+)
+def test_what_a_table_cannot_answer_and_repeated_years(table: str, question: str, expected: float | None) -> None:
+    answer = answer_row(question, _facts_of(table))
+    if expected is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer.value == pytest.approx(expected)

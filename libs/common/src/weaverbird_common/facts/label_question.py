@@ -315,12 +315,21 @@ def _default_years(question: str, row: dict[int, Fact]) -> list[int]:
 
 
 def _by_year(row_facts: Sequence[Fact]) -> dict[int, Fact]:
-    """A row's figure for each fiscal year its columns name (the first column of a year)."""
+    """A row's figure for each fiscal year its columns name: the first group's, when groups of columns
+    repeat the years ("Domestic 2019 2018 | International 2019 2018"). Two side-by-side columns of one year
+    with different figures (a balance and the year's net additions) name no one figure: that year is left out."""
     row: dict[int, Fact] = {}
+    torn: set[int] = set()
+    before: Fact | None = None
     for fact in row_facts:
-        if fact.period.fiscal_year:
-            row.setdefault(fact.period.fiscal_year, fact)
-    return row
+        year = fact.period.fiscal_year
+        if not year:
+            continue
+        row.setdefault(year, fact)
+        if before and before.period.fiscal_year == year and before.value != fact.value and before.unit == fact.unit:
+            torn.add(year)
+        before = fact
+    return {y: f for y, f in row.items() if y not in torn}
 
 
 _MONTHS = "january february march april may june july august september october november december".split()
@@ -344,6 +353,12 @@ def _dates_named(question: str, years: list[int]) -> list[str]:
             return []
         out.append(f"{year}-{month:02d}-{int(m['day'] or m['day2']):02d}")
     return out
+
+
+# A move of a share or a rate, which only a row printed in percent holds.
+_OF_A_PERCENTAGE = re.compile(
+    r"\b(?:change|increase|decrease|difference) in (?:the )?(?:percentage|proportion|share|%) of\b", re.IGNORECASE
+)
 
 
 def _compute(question: str, row: dict[K, Fact], cols: list[K], label: str, first: K | None) -> RowAnswer | None:
@@ -458,6 +473,10 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     if key is None:
         return None
     row_facts = [f for f in facts if _key(f) == key]
+    if _OF_A_PERCENTAGE.search(question) and not any(
+        f.unit == "percent" for f in facts if f.table == row_facts[0].table
+    ):
+        return None  # "the change in the percentage of sales from APAC" of a table that prints no percent
     # Columns named by their closing dates ("the quarters ended January 26, 2019 and October 27, 2018"),
     # two or more of them, are read by date: a table may hold several columns of one year.
     dates = _dates_named(question, years)

@@ -437,3 +437,19 @@ def test_what_a_table_cannot_answer_and_repeated_years(table: str, question: str
         assert answer is None
     else:
         assert answer is not None and answer.value == pytest.approx(expected)
+
+
+PREPAID = "| | 2019 | 2018 |\n|---|---|---|\n| Prepaid expenses | 19 | 17 |\n| Other assets | 22 | 19 |"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A "total" the table does not print is not a row named by half its words ("Other assets").
+        ("What were the total assets as reported in 2019?", None),
+        ("What were the total other assets in 2019?", 22),
+    ],
+)
+def test_a_total_not_printed_is_not_a_part_row(question: str, expected: float | None) -> None:
+    answer = answer_row(question, _facts_of(PREPAID))
+    assert (answer.value if answer else None) == expected

@@ -174,6 +174,8 @@ def _scored(question: str, facts: Sequence[Fact]) -> tuple[tuple[float, int, boo
         totals = list(dict.fromkeys(_key(f) for f in facts if f.label.lower().startswith("total")))
         if len(totals) == 1:
             return (1.0, 1, True, 1.0), totals[0]
+        if best and "total" not in best[1][0].lower():
+            return None  # "total assets as reported" is no part-named row ("Other assets"): a total not printed
     return best
 
 

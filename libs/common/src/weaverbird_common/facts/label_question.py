@@ -3,8 +3,12 @@
 Not every table holds standard line items ("Regional films (excluding Tamil films)", "Shares used in
 diluted computation"). A question that names such a row and one or more of its periods is answered from
 the row: its value, the change or percentage change between two periods, or the average over them. The
-row is the one whose label's words the question holds best (all of its words, else most of them); no
-model, and nothing when no row is named clearly.
+row is the one whose label's words the question holds best (all of its words, else most of them), read
+with the heading it sits under and its defined short name; no model, and nothing when no row is named
+clearly. Columns are named by year (a split year "2018/2019" is one), or by closing date when a year holds
+several. Two rows combine as a sum, difference, mean or share; a standard metric the table does not print
+comes from the metric library. Nothing is answered from a year whose side-by-side columns disagree, or for
+a share's move asked of a table with no percent.
 """
 
 from __future__ import annotations

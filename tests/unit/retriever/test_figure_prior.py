@@ -16,7 +16,7 @@ from weaverbird_retriever.servicer import RetrieverServicer
 from weaverbird_retriever.stores import ChunkRecord, VectorStore, edge_migrations, point_id, qdrant_requests
 from weaverbird_retriever.stores.base import SearchOptions
 from weaverbird_retriever.stores.edge_store import EdgeStore
-from weaverbird_retriever.stores.figures import asks_for_description, number_density
+from weaverbird_retriever.stores.figures import asks_for_description, number_density, spaced_number_density
 from weaverbird_retriever.stores.qdrant_client_store import QdrantClientStore
 from weaverbird_retriever.stores.qdrant_server_store import AsyncQdrantStore
 
@@ -31,7 +31,37 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStor
 def test_number_density_counts_figures_as_filings_write_them() -> None:
     assert number_density("Net sales 1,284.6 (12.5) $300 -3.1% 2023") == pytest.approx(5 / 7)
     assert number_density("Net sales grew in fiscal 2024.") == pytest.approx(0.0)  # "2024." ends a sentence
-    assert number_density("") == 0.0 and number_density("营业收入为86.47亿元") == 0.0  # unspaced Chinese
+    assert number_density("") == 0.0 and number_density("   ") == 0.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Net sales 1,284.6 (12.5) $300 -3.1% 2023",
+        "Revenue grew 12% to $4.2 billion in fiscal 2024, while margins (ex-items) held at 31.5%.",
+        "Total assets | 12,345 | 11,002\nLiabilities | (3,210) | 2,998 — see Note 7.",
+        "Café Société reported 2023-12-31 balances of €1.2m; ＥＢＩＴＤＡ ½ 12％",  # non-ASCII, no CJK
+    ],
+)
+def test_text_without_cjk_keeps_exactly_its_spaced_density(text: str) -> None:
+    # English KBs rank exactly as measured before Chinese figures were read (docs/results/retrieval.md).
+    assert number_density(text) == spaced_number_density(text)
+
+
+def test_unspaced_chinese_figures_count_against_word_equivalents() -> None:
+    # 17 characters = 8.5 word-equivalents, plus three figures (11.5, 2019, 11.6%): 3 / 11.5.
+    zh = "全国铁路发送旅客11.5亿人次，较2019年同期增长11.6%"
+    assert spaced_number_density(zh) == 0.0  # how the prior read it before: no figures at all
+    assert number_density(zh) == pytest.approx(3 / 11.5)
+    # The same statement in English has about the same share of figures.
+    en = "National railways carried 1.15 billion passengers, up 11.6% on 2019"
+    assert number_density(zh) == pytest.approx(number_density(en), abs=0.05)
+    # A Latin word inside the run is a word; a date is one figure; prose without figures stays 0.
+    assert number_density("公司ROE为12%") == pytest.approx(1 / 3.5)  # 1.5 + ROE + 12%
+    assert number_density("截至2023-12-31止") == pytest.approx(1 / 2.5)
+    assert number_density("公司主要从事铁路运输业务") == 0.0
+    # A spaced Chinese table row: the spaced figures count as before, the Chinese words by length.
+    assert number_density("营业收入 86.47 亿元 增长 12%") == pytest.approx(2 / 6)
 
 
 def test_the_figure_prior_puts_the_table_before_prose_sharing_the_questions_words(store: VectorStore) -> None:

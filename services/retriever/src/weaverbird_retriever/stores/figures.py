@@ -4,9 +4,21 @@ statement, a segment's narrative) share more of the question's words. So each fu
 `figure_weight` times its number density before the cut to k, unless the question asks for a
 description (why, how something is done, a reason, what drove it), where the prose page is the answer.
 
+The density is the share of a text's words that are figures, read the same way in both languages:
+English (any text without CJK characters) counts its whitespace-separated tokens, as it always has;
+unspaced Chinese ("全国铁路发送旅客11.5亿人次，较2019年同期增长11.6%") counts the figures inside its
+runs, against a length in word-equivalents (two CJK characters to a word, as
+weaverbird_common.questions.detect_language assumes), so a Chinese passage and an English one with the
+same share of figures get about the same density (before, unspaced Chinese scored 0 and English tables
+gained over the Chinese passage holding the answer).
+
 The density is computed once, at upsert, and stored in the payload (FIGURE_DENSITY_KEY); the store
 applies the prior itself with a score formula over the fused candidates (Qdrant's FormulaQuery, in
-Qdrant Edge, local mode and a server alike), so only the k hits come back from the engine.
+Qdrant Edge, local mode and a server alike), so only the k hits come back from the engine. A KB stored
+before the density was kept gets it on start-up (edge_migrations.add_figure_densities,
+qdrant_requests.MISSING_DENSITY); those migrations only fill a missing field, so a KB stored with the
+earlier, spaced-only density keeps it for its Chinese chunks until they are re-ingested (English chunks'
+density is unchanged).
 
 Measured with `weaverbird eval retrieval` on FinanceBench, TAT-QA and Fin-Eva (docs/results/retrieval.md); the
 weight was chosen on the tuning halves of all three.
@@ -15,6 +27,9 @@ weight was chosen on the tuning halves of all three.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from weaverbird_common.questions import CJK_RE
 
 from weaverbird_retriever.stores.search_options import SearchOptions
 
@@ -23,6 +38,12 @@ FIGURE_DENSITY_KEY = "figure_density"
 
 # A figure as a PDF or table writes it: 1,284.6 / (12) / $5 / -3.1% / 2023.
 _NUMBER_TOKEN = re.compile(r"^[\(\$]*-?\d[\d,]*(?:\.\d+)?%?\)?$")
+# Inside unspaced Chinese: a figure between characters (11.5 in 11.5亿, 2019 in 2019年, 11.6%, a date
+# 2023-12-31 as one), and the Latin words beside them (ROE, EBITDA).
+_FIGURE_IN_RUN = re.compile(r"\d(?:[\d,.:/-]*\d)?[%％]?")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+# About two Chinese characters carry what one English word does (as detect_language counts them).
+_CJK_CHARS_PER_WORD = 2.0
 
 # Questions whose expected answer is a description, not a number (the DESC class of answer-type
 # taxonomies), read in the question's first sentence only (what follows is often instructions: "if the
@@ -39,15 +60,32 @@ _DESCRIPTION = re.compile(
 _SENTENCE_END = re.compile(r"[?？!！。]|\.(?=\s|$)")
 
 
-def number_density(text: str) -> float:
-    """Share of the text's whitespace-separated tokens that are numbers (0 for unspaced Chinese text)."""
+def spaced_number_density(text: str) -> float:
+    """Share of the text's whitespace-separated tokens that are numbers: the density of English text
+    (and, before CJK runs were read, of every text: 0 for unspaced Chinese)."""
     tokens = text.split()
     return sum(1 for t in tokens if _NUMBER_TOKEN.match(t)) / len(tokens) if tokens else 0.0
 
 
-def density_field(text: str) -> dict[str, float]:
+def number_density(text: str) -> float:
+    """Share of the text's words that are figures; a token holding CJK characters counts half a word
+    per character plus its figures and Latin words, the others count as in spaced_number_density."""
+    words = figures = 0.0
+    for token in text.split():
+        cjk = len(CJK_RE.findall(token))
+        if not cjk:
+            words += 1
+            figures += bool(_NUMBER_TOKEN.match(token))
+            continue
+        inside = len(_FIGURE_IN_RUN.findall(token))
+        words += cjk / _CJK_CHARS_PER_WORD + inside + len(_LATIN_WORD.findall(token))
+        figures += inside
+    return figures / words if words else 0.0
+
+
+def density_field(text: str, density: Callable[[str], float] = number_density) -> dict[str, float]:
     """The payload field the score formula reads, for a chunk's text (at upsert and when migrating)."""
-    return {FIGURE_DENSITY_KEY: round(number_density(text), 6)}
+    return {FIGURE_DENSITY_KEY: round(density(text), 6)}
 
 
 def asks_for_description(question: str) -> bool:

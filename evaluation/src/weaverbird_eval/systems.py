@@ -8,7 +8,8 @@ Names: `<backend>` dense only; `lexical-<backend>` BM25 leg only (the dense vect
 `served-<backend>` hybrid with catalog filters, the retriever's default lexical and figure weights, and
 passages about another year than the question's ranked last (weaverbird_common.periods): what the served
 path does (`-noperiod` leaves that step out). A last `-fig<w>` sets the figure prior's weight
-(stores.figures; `served-use-fig0`: the served path without it).
+(stores.figures; `served-use-fig0`: the served path without it); `-spaced` before it stores the earlier,
+spaced-only number density (stores.figures.spaced_number_density: 0 for unspaced Chinese).
 Hybrid legs are fused by DBSF (the retriever's default); `-rrf` fuses by reciprocal rank instead, and a
 `-lex<w>` suffix weighs the lexical leg w against the dense leg's 1 in the system's fusion (DBSF: w copies
 of the lexical prefetch; `-rrf-lex<w>`: Qdrant's weighted RRF). `-noconcepts` (before any `-lex`) searches
@@ -20,9 +21,12 @@ import hashlib
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
+from unittest import mock
 
 import numpy as np
 from tqdm import tqdm
@@ -32,7 +36,9 @@ from weaverbird_common.questions import alias_map, filters_from_question, search
 from weaverbird_retriever.catalog import read_catalog
 from weaverbird_retriever.settings import RetrieverSettings
 from weaverbird_retriever.stores import ChunkRecord, open_store, point_id
+from weaverbird_retriever.stores import base as store_base
 from weaverbird_retriever.stores.base import FusionKind, SearchMode, SearchOptions
+from weaverbird_retriever.stores.figures import density_field, spaced_number_density
 
 from weaverbird_eval.cache import cache_dir
 
@@ -75,6 +81,7 @@ class DenseSystem:
         period: bool = False,
         concepts: bool = True,
         figure_weight: float = 0.0,
+        density: Callable[[str], float] | None = None,
     ) -> None:
         self.backend: EmbeddingBackend = build_backend(backend_name)
         self.name = backend_name
@@ -87,6 +94,7 @@ class DenseSystem:
         self.lexical_weight = lexical_weight
         self.concepts = concepts
         self.figure_weight = figure_weight
+        self.density = density  # None: the store's own number density
         self._companies: list[str] = []
         self._aliases: dict[str, str] = {}
         self._cache = cache or cache_dir()
@@ -131,8 +139,11 @@ class DenseSystem:
             pid = point_id(label, i)
             self._ids[pid] = i
             records.append(ChunkRecord(pid, vector, text, {"document_id": label, "chunk_index": i, **meta}))
-        for start in range(0, len(records), 1000):
-            self._store.upsert(records[start : start + 1000])
+        # Another density reader replaces the one the store calls at upsert, for this index only.
+        reader = partial(density_field, density=self.density) if self.density else None
+        with mock.patch.object(store_base, "density_field", reader) if reader else nullcontext():
+            for start in range(0, len(records), 1000):
+                self._store.upsert(records[start : start + 1000])
         self._store.optimize()  # build HNSW now, as the retriever does after a bulk load
         catalog = read_catalog(self._store, 1000)
         self._companies = [c.company for c in catalog.companies]
@@ -249,6 +260,8 @@ def build_system(name: str) -> System:
         figures = float(RetrieverSettings.model_fields["figure_weight"].default)
     if match := re.search(r"-fig(\d+(?:\.\d+)?)$", base):
         figures, base = float(match.group(1)), base[: match.start()]
+    density = spaced_number_density if base.endswith("-spaced") else None
+    base = base.removesuffix("-spaced")
     if match := re.search(r"-lex(\d+(?:\.\d+)?)$", base):
         weight, base = float(match.group(1)), base[: match.start()]
     if base.endswith("-rrf"):
@@ -275,6 +288,7 @@ def build_system(name: str) -> System:
             period=period,
             concepts=concepts,
             figure_weight=figures,
+            density=density,
         )
     else:
         system = DenseSystem(name)

@@ -198,3 +198,25 @@ def test_calibration_skips_questions_whose_gold_unit_has_no_text() -> None:
         system.close()
     assert len(scores.positive) == len(scores.negative) == len(scores.held_out) == 1
     assert scores.positive[0] > scores.negative[0]  # the revenue sentence beats the margin one
+
+
+def test_spaced_stores_the_earlier_density_that_read_no_figures_in_unspaced_chinese() -> None:
+    # Issue 35's comparison in one run: the served path with the figure prior off, with the spaced-only
+    # density (0 for unspaced Chinese: the prior's order is the fusion's) and with the served density.
+    from weaverbird_eval.systems import build_system
+
+    texts = [
+        "公司营业收入的讨论：营业收入增长、营业收入驱动因素与营业收入展望，以及营业收入的结构。",
+        "营业收入86.47亿元，营业成本70.01亿元，净利润12.5亿元，同比增长11.6%。",
+    ]
+    orders = {}
+    for name in ("served-use-fig0", "served-use-spaced", "served-use"):
+        system = build_system(name)
+        try:
+            system.index(texts, "zh", "spaced", None)
+            [ranking] = system.search(["公司的营业收入是多少？"], depth=10)
+        finally:
+            system.close()
+        orders[name] = [i for i, _ in ranking]
+    assert orders["served-use-fig0"] == orders["served-use-spaced"] == [0, 1]  # the prose repeats the words
+    assert orders["served-use"] == [1, 0]  # its figures, read inside the Chinese text, put the statement first

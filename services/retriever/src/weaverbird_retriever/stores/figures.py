@@ -16,12 +16,15 @@ The density is computed once, at upsert, and stored in the payload (FIGURE_DENSI
 applies the prior itself with a score formula over the fused candidates (Qdrant's FormulaQuery, in
 Qdrant Edge, local mode and a server alike), so only the k hits come back from the engine. A KB stored
 before the density was kept gets it on start-up (edge_migrations.add_figure_densities,
-qdrant_requests.MISSING_DENSITY); those migrations only fill a missing field, so a KB stored with the
-earlier, spaced-only density keeps it for its Chinese chunks until they are re-ingested (English chunks'
-density is unchanged).
+qdrant_requests.MISSING_DENSITY). Those migrations only fill a missing field, so a KB stored with the
+earlier, spaced-only density keeps it for its Chinese chunks (English chunks' density is unchanged) until
+they are re-ingested, or until the field is deleted from the collection's points (Qdrant's
+delete_payload of FIGURE_DENSITY_KEY): the next start recomputes it from each point's stored text.
 
 Measured with `weaverbird eval retrieval` on FinanceBench, TAT-QA and Fin-Eva (docs/results/retrieval.md); the
-weight was chosen on the tuning halves of all three.
+weight was chosen on the tuning halves of all three, and is the same for both languages (issue 35: with
+Chinese figures read, the prior costs Chinese questions nothing on Fin-Eva, alone or in one KB with
+TAT-QA's English tables; benchmarks/results/eval/retrieval-figures-zh/).
 """
 
 from __future__ import annotations

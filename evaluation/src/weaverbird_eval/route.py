@@ -58,7 +58,6 @@ class Case:
     covered_quarter_q4: bool = True  # as served, with the year's annual report counting for Q4
     covered_without_zh_names: bool = True  # as served before Chinese names were looked up
     covered_without_terms: bool = True  # as served before the term-coverage rule
-    covered_without_unplaced_names: bool = True  # as served before names had to be in the passages found
     covered_without_dates: bool = True  # as served before a date after the company's newest document counted
     term_coverage: float = 1.0  # the best share of the question's terms one of its first K passages holds
     names_company: bool = False  # the question names a catalog company (the term rule does not apply)
@@ -195,7 +194,6 @@ def _comparative_case(query: Any, vector: Any, store: Any, catalog: _Catalog, be
         covered_without_zh_names=verdict.covered,
         covered_without_terms=covered,
         covered_without_dates=covered,
-        covered_without_unplaced_names=covered,
         names_company=True,
         comparative=True,
     )
@@ -229,17 +227,14 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                 terms = max((term_coverage(asked, lexical.terms(t)) for t in _texts(hits)), default=0.0)
                 if narrowing := search_filters(found):  # the orchestrator searches with them first
                     hits += store.search(vector, TOP_K, narrowing, options)
-                unknown, missing, unplaced = [], [], []
+                unknown, missing = [], []
                 if "company" not in found and evalset.language == "en":
                     names = [*companies, *alias_map(companies)]
                     missing = unknown_companies(query.text, names)
-                    own_hits = _texts(hits[:TOP_K])  # the question's own search, as the served gate reads it
                     for name in names_to_look_up(query.text, names, 4):
                         look = SearchOptions(mode="lexical", text=name, exclude=exclude)
                         if not store.search(vector, 1, None, look):
                             unknown.append(name)
-                        elif not holds_name(own_hits, name):
-                            unplaced.append(name)
                 zh_unknown = []
                 if "company" not in found and evalset.language == "zh":
                     searched = _texts(hits)
@@ -267,21 +262,12 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                     "min_term_coverage": MIN_TERM_COVERAGE,
                     "asked_date": latest_date(query.text),
                     "latest_dates": newest,
-                    "names_not_in_passages": unplaced,
                 }
                 verdict = _with_comparative(
                     assess(found, years, unknown, **served), found, years, store, vector, exclude
                 )
                 without_terms = _with_comparative(
                     assess(found, years, unknown, **_without(served, "term_coverage", "min_term_coverage")),
-                    found,
-                    years,
-                    store,
-                    vector,
-                    exclude,
-                )
-                without_unplaced = _with_comparative(
-                    assess(found, years, unknown, **_without(served, "names_not_in_passages")),
                     found,
                     years,
                     store,
@@ -317,7 +303,6 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                         covered_without_zh_names=before_zh.covered,
                         covered_without_terms=without_terms.covered,
                         covered_without_dates=without_dates.covered,
-                        covered_without_unplaced_names=without_unplaced.covered,
                         term_coverage=terms,
                         names_company="company" in found,
                     )
@@ -363,7 +348,6 @@ def evaluate(evalset: EvalSet, backend: str, default_c: float) -> RouteReport:
         ("coverage without unknown companies", None, lambda x: not x.covered_by_names),
         ("coverage without term coverage", None, lambda x: not x.covered_without_terms),
         ("coverage without dates", None, lambda x: not x.covered_without_dates),
-        ("coverage without names in the passages found", None, lambda x: not x.covered_without_unplaced_names),
         ("coverage without Chinese names (nor terms)", None, lambda x: not x.covered_without_zh_names),
         (
             "coverage without Chinese names+cosine (default c)",

@@ -26,9 +26,6 @@ fiscal years the KB's documents are about. Two checks come from it:
   the sentence, an acronym or ticker, "3M") that matches no catalog company and occurs in no chunk at
   all. Whether a name occurs anywhere in the KB is asked of the lexical index by the caller. Chinese
   questions have no capitals: their names come from jieba's part-of-speech tags (zh_names).
-- name not in the passages: the question names something proper-noun-like that the KB mentions somewhere
-  (a filing names its peers, customers and acquirers: "Pfizer" in another company's 10-K), yet none of
-  the passages its own search found holds it: they are about something else.
 - terms: the question names no KB company, and none of the passages its search found holds most of
   the words it asks with (SearchHit.term_coverage: the share of its distinct content terms, stemmed,
   Chinese segmented, English and Chinese stop words dropped). A question's own table or news item holds
@@ -282,7 +279,6 @@ def assess(
     asked_date: date | None = None,
     latest_dates: Mapping[str, str] | None = None,
     names: Mapping[str, str] | None = None,
-    names_not_in_passages: Iterable[str] = (),
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
     the catalog's years per company, the names no KB chunk contains (looked up by the caller) and the
@@ -321,9 +317,6 @@ def assess(
     unknown = list(unknown_names)
     if unknown:
         return Coverage(False, f"the knowledge base never mentions {', '.join(unknown)}", "name")
-    unplaced = list(names_not_in_passages)
-    if unplaced:
-        return Coverage(False, f"no passage found for the question mentions {', '.join(unplaced)}", "name")
     if term_coverage is not None and term_coverage < min_term_coverage:
         # Rounded down, so a share just under the minimum never reads as equal to it.
         gap = (

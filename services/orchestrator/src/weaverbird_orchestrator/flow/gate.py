@@ -56,20 +56,16 @@ class CoverageGate:
         filed under: the unknown company, or the deployment's known company an unknown name stands for."""
         catalog = await self._catalog.get()
         unknown: list[str] = []
-        unplaced: list[str] = []  # names the KB mentions, but none of the question's passages
         if "company" not in params.filters and params.language == "en":
             with_deployment, in_catalog = self._known_names(catalog)
             missing = unknown_companies(params.question, with_deployment)
             if missing:
                 gap = assess(params.filters, catalog.years, [], missing_companies=missing)
                 return CoverageGap(gap.reason, missing[0], gap.gap)
-            searched = _texts(found[: params.top_k])
             for name in names_to_look_up(params.question, in_catalog, self._s.coverage_max_names):
                 # One lexical look-up per name: any chunk holding the word means the KB knows it.
                 if not await self._peers.search(vector, 1, {}, name, "lexical"):
                     unknown.append(name)
-                elif searched and not holds_name(searched, name):
-                    unplaced.append(name)
         elif "company" not in params.filters and params.language == "zh":
             searched = _texts(found)
             for name in chinese_names(params.question)[: self._s.coverage_max_names]:
@@ -86,7 +82,6 @@ class CoverageGate:
             asked_date=latest_date(params.question),
             latest_dates=catalog.latest,
             names=catalog.display,
-            names_not_in_passages=unplaced,
         )
         if verdict.gap == "period" and await self._comparative_mention(params.filters, catalog, vector):
             return CoverageGap()

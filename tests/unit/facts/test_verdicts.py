@@ -77,7 +77,6 @@ def test_a_chinese_direction_question_is_answered_in_chinese() -> None:
     [
         "Is Wren Textiles a capital-intensive business based on FY2023 data?",  # a judgement
         "Does Wren Textiles have positive working capital?",  # no period named
-        "Did Wren Textiles' revenue increase in FY2023?",  # a move needs two periods
     ],
 )
 def test_yes_no_questions_a_figure_does_not_settle_are_passed_on(question: str) -> None:
@@ -169,3 +168,42 @@ def test_a_balance_sheet_printing_inventories_only_as_parts_gives_the_quick_rati
     assert isinstance(result, FactAnswer), result
     assert result.value == pytest.approx((5308 - 992 - 1221) / 4476)  # 0.69
     assert "Raw materials and supplies + Work in process and finished goods" in result.text
+
+
+def test_a_move_asked_of_one_year_is_the_move_from_the_year_before() -> None:
+    result = _answer("Did Wren Textiles' revenue increase in FY2023?")
+    assert result.text.startswith("No. It fell from USD 1,000 million (FY2022) to USD 900 million (FY2023).")
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        # Gross margin 33.0 % -> 35.0 %: higher is better for a margin.
+        ("Does Wren Textiles have an improving gross margin profile as of FY2023?", "Yes. It rose from 33.0 %"),
+        ("Has Wren Textiles' gross margin deteriorated in FY2023?", "No. It rose from 33.0 %"),
+    ],
+)
+def test_improving_reads_the_way_the_metric_improves(question: str, lead: str) -> None:
+    assert _answer(question).text.startswith(lead)
+
+
+def test_improving_a_metric_with_no_better_way_states_the_move_without_a_verdict() -> None:
+    read = read_question("Is Wren Textiles' dividend payout ratio improving as of FY2023?")
+    assert read is not None and read.verdict == "improve" and read.years == (2022, 2023)
+    assert read.metric is not None and read.metric.better == ""
+
+
+def test_cost_of_revenue_printed_as_products_and_services_is_their_sum() -> None:
+    facts = [
+        _fact("revenue", "Total revenues", 2023, 1000.0, "income", 30),
+        _fact("cost_of_products", "Cost of products", 2023, -700.0, "income", 30),
+        _fact("cost_of_services", "Cost of services", 2023, -250.0, "income", 30),
+    ]
+    read = read_question("What was Wren Textiles' gross margin in FY2023?")
+    assert read is not None
+    result = answer_from_facts(read, facts, lambda f: 1)
+    assert isinstance(result, FactAnswer), result
+    assert result.value == pytest.approx(0.05)  # (1000 - 950) / 1000, not (1000 - 700) / 1000
+    only_products = [f for f in facts if f.concept != "cost_of_services"]
+    result = answer_from_facts(read, only_products, lambda f: 1)
+    assert isinstance(result, FactAnswer) and result.value == pytest.approx(0.30)

@@ -51,6 +51,7 @@ _FALLBACK = {"net_income_parent": "net_income"}
 _PARTS = {
     "total_debt": ("short_term_debt", "long_term_debt"),
     "inventory": ("inventory_raw_materials", "inventory_work_in_process", "inventory_finished_goods"),
+    "cost_of_revenue": ("cost_of_services", "cost_of_products"),
 }
 
 
@@ -115,8 +116,19 @@ def answer_from_facts(
     else:
         result = _concept_answer(question, facts, cite, language)
     if isinstance(result, FactAnswer) and question.verdict and result.series:
-        return _with_verdict(question.verdict, result, language)
+        return _with_verdict(_plain_verdict(question), result, language)
     return result
+
+
+def _plain_verdict(question: FigureQuestion) -> str:
+    """ "improve" / "worsen" as the direction the metric moves when it does ("either" when no way is better)."""
+    if question.verdict not in ("improve", "worsen"):
+        return question.verdict
+    better = question.metric.better if question.metric is not None else ""
+    if not better:
+        return "either"
+    up = (better == "higher") == (question.verdict == "improve")
+    return "up" if up else "down"
 
 
 _MOVED = {"en": {"up": "rose", "down": "fell", "": "was unchanged"}, "zh": {"up": "上升", "down": "下降", "": "持平"}}

@@ -39,9 +39,10 @@ class FigureQuestion:
     aggregate: "" (one period), "average" (mean over years), "change" (last minus first, in the
     metric's unit: percentage points for margins).
     verdict: what a yes/no question asks of the figure: "positive" / "negative" (its sign), "up" / "down"
-    (its direction from the first period to the last), "either" (the direction, no yes/no: "improved or
-    declined"), "steady" (whether it stayed within `bound` from one year to the next), "" for a question
-    that asks the figure itself.
+    (its direction from the first period to the last), "improve" / "worsen" (its direction against the way
+    the metric improves, Metric.better), "either" (the direction, no yes/no: "improved or declined"),
+    "steady" (whether it stayed within `bound` from one year to the next), "" for a question that asks
+    the figure itself. A move asked of one year is the move from the year before into it.
     years: the periods asked, oldest first; empty for "steady" without named years: every year the facts hold.
     bound: for "steady", the largest move a year the question allows ("not fluctuating more than 2 %"): a
     fraction, read as percentage points for a percent metric and as a relative change otherwise; 0 when the
@@ -107,6 +108,10 @@ _DOWN = re.compile(
     r"\b(?:decreas\w*|declin\w*|f[ae]ll|falling|drop\w*|reduc\w*|went down|lower)\b|减少|下降|降低", re.I
 )
 _EITHER = re.compile(r"\b(?:improv\w*|worsen\w*|deteriorat\w*|chang\w*)\b|改善|恶化|变化", re.IGNORECASE)
+# "an improving gross margin profile": better or worse, which way depends on the metric (Metric.better).
+_BETTER = re.compile(r"\bimprov\w*|改善", re.IGNORECASE)
+_WORSE = re.compile(r"\b(?:worsen\w*|deteriorat\w*)|恶化", re.IGNORECASE)
+_OR = re.compile(r"\bor\b|还是")
 # "Are X's gross margins historically consistent?", "Has revenue been stable?": how much the figure moves
 # from one year to the next, over the years named or, without them, every year the KB holds.
 _STEADY = re.compile(r"\b(?:consistent|stable|steady|volatile|fluctuat\w*)\b|稳定|波动", re.IGNORECASE)
@@ -145,7 +150,11 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
         verdict = _verdict(_DEFINED_PART.sub(" ", asked_text), len(years))
         if not verdict:
             return None
-    compare = verdict in ("up", "down", "either")
+        if verdict in _MOVES and len(years) == 1:
+            # "Did revenue increase in FY2023?", "an improving margin profile as of FY2022": the move from
+            # the year before into the year named.
+            years = [years[0] - 1, years[0]]
+    compare = verdict in _MOVES
     read = _read_figure(question, years, compare)
     return replace(read, verdict=verdict) if read is not None and verdict else read
 
@@ -166,16 +175,21 @@ def _read_steady(question: str, asked: str, years: list[int]) -> FigureQuestion 
     )
 
 
+_MOVES = ("up", "down", "either", "improve", "worsen")
+
+
 def _verdict(asked: str, periods: int) -> str:
     """What a yes/no question asks of its figure, or "" when a figure does not answer it."""
     sign = _SIGN.search(asked)
     if sign and periods == 1:
         return "positive" if (sign.group(1) or "").lower() == "positive" or sign.group(2) == "为正" else "negative"
-    if periods < 2:
-        return ""
     up, down, either = bool(_UP.search(asked)), bool(_DOWN.search(asked)), bool(_EITHER.search(asked))
-    if up != down and not (either and re.search(r"\bor\b|还是", asked)):  # not "improved or declined"
+    alternatives = bool(_OR.search(asked))
+    if up != down and not (either and alternatives):  # not "improved or declined"
         return "up" if up else "down"
+    better, worse = bool(_BETTER.search(asked)), bool(_WORSE.search(asked))
+    if better != worse and not alternatives:
+        return "improve" if better else "worsen"
     return "either" if up or down or either else ""
 
 

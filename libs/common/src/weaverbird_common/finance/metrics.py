@@ -50,6 +50,9 @@ class Metric:
     unit: str  # "percent" | "ratio" | "times" | "days" | "currency"
     description: str
     alternatives: tuple[tuple[str, dict[str, Input]], ...] = field(default_factory=tuple)
+    # Which way the metric improves ("higher": margins, returns, coverage; "lower": days outstanding,
+    # leverage); "" where analysts disagree (payout, capex intensity). An "improving" question needs it.
+    better: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,11 @@ def _inputs(spec: dict[str, str]) -> dict[str, Input]:
 
 
 def _metric(row: dict[str, Any]) -> Metric:
-    unknown = set(row) - {"id", "en", "zh", "expression", "inputs", "unit", "description", "alternatives"}
+    unknown = set(row) - {"id", "en", "zh", "expression", "inputs", "unit", "description", "alternatives", "better"}
     if unknown:
         raise ValueError(f"metric {row['id']}: unknown fields {sorted(unknown)}")
+    if row.get("better", "") not in ("", "higher", "lower"):
+        raise ValueError(f"metric {row['id']}: better is higher or lower")
     return Metric(
         row["id"],
         words(row, "en"),
@@ -82,6 +87,7 @@ def _metric(row: dict[str, Any]) -> Metric:
         row["unit"],
         row["description"],
         tuple((alt["expression"], _inputs(alt["inputs"])) for alt in row.get("alternatives", ())),
+        row.get("better", ""),
     )
 
 

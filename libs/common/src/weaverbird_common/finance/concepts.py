@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from weaverbird_common.finance.tables import read_table, words
@@ -164,6 +165,7 @@ def _variants(label: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=65536)  # statements repeat their labels page after page, filing after filing
 def concept_for_label(label: str) -> str | None:
     """The concept a statement row label names, or None. Whole-label matches only (after dropping note
     references, "net of allowances ..." tails and a leading "Total")."""

@@ -207,3 +207,13 @@ def test_cost_of_revenue_printed_as_products_and_services_is_their_sum() -> None
     only_products = [f for f in facts if f.concept != "cost_of_services"]
     result = answer_from_facts(read, only_products, lambda f: 1)
     assert isinstance(result, FactAnswer) and result.value == pytest.approx(0.30)
+
+
+def test_steadiness_over_the_years_held_stops_at_a_gap_in_them() -> None:
+    gap = [
+        *STEADY_FACTS,
+        _fact("revenue", "Total revenues", 2019, 700.0, "income", 30),
+        _fact("gross_profit", "Gross profit", 2019, 100.0, "income", 30),
+    ]  # FY2019 held, FY2020 not: FY2019 -> FY2021 would be two years' move
+    result = _steady("Are Wren Textiles' gross margins historically consistent?", gap)
+    assert "FY2019" not in result.text and result.series[0][0] == "FY2021"

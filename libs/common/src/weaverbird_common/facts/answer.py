@@ -160,8 +160,16 @@ _MOST_YEARS = 5  # "historically" without named years: the latest five years the
 def _years_held(q: FigureQuestion, facts: Sequence[Fact]) -> list[int]:
     """The fiscal years the facts hold for the question's first line item, latest last."""
     concept = next(iter(q.metric.inputs.values())).concept if q.metric is not None else q.concept
-    held = {f.period.fiscal_year for f in facts if f.concept in concepts_for(concept) and f.period.quarter == q.quarter}
-    return sorted(held)[-_MOST_YEARS:]
+    held = sorted(
+        {f.period.fiscal_year for f in facts if f.concept in concepts_for(concept) and f.period.quarter == q.quarter}
+    )
+    # Consecutive years only: a move from FY2019 to FY2021 is no year-to-year move.
+    run = held[-1:]
+    for year in reversed(held[:-1]):
+        if year != run[0] - 1:
+            break
+        run.insert(0, year)
+    return run[-_MOST_YEARS:]
 
 
 def _steady_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str) -> FactAnswer | FactMiss:

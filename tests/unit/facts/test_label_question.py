@@ -14,6 +14,15 @@ def _facts_of(table: str) -> list[Fact]:
     return extract_facts(Document("d", "Tables", "tables.md", [Page(None, table)], "en", "", 2019, None, ""))
 
 
+def _assert_reads(table: str, question: str, expected: float | None) -> None:
+    """The table-row reader's answer to `question` over `table`: `expected`, or no answer for None."""
+    answer = answer_row(question, _facts_of(table))
+    if expected is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer.value == pytest.approx(expected)
+
+
 TABLE = """Films released (number)
 
 | | 2019 | 2018 | 2017 |
@@ -203,32 +212,6 @@ EQUIPMENT = (
 )
 
 
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
-        # "The difference between 2018 and 2019" is the first named less the second; a change runs forward.
-        (RIGHTS, "What is the difference in rights granted during the period between 2018 and 2019?", 1_226_114),
-        (RIGHTS, "What is the change in rights granted during the period between 2018 and 2019?", -1_226_114),
-        # A "% Change 2018 to 2019" column holds no period; a ratio of one row is not its value.
-        (SERVICES, "What was the change in services between 2018 and 2019?", 59_545 - 64_476),
-        (SERVICES, "What is the ratio of services in 2019?", None),
-        # One row over two years; a label named without its parenthetical aside.
-        (
-            EQUIPMENT,
-            "What is the ratio of land, property and equipment, gross in fiscal 2019 to fiscal 2018?",
-            8_109 / 8_381,
-        ),
-        (EQUIPMENT, "What is the percentage change in Free Cash Flow from 2018 to 2019?", (497 - 533) / 533 * 100),
-    ],
-)
-def test_reading_rules_for_two_periods_and_relations(table: str, question: str, expected: float | None) -> None:
-    answer = answer_row(question, _facts_of(table))
-    if expected is None:
-        assert answer is None
-    else:
-        assert answer is not None and answer.value == pytest.approx(expected)
-
-
 AWARDS = (
     "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Stock options | | |\n| Granted | 300 | 200 |\n"
     "| Forfeited | 10 | 20 |\n| Restricted stock units | | |\n| Granted | 90 | 45 |\n| Forfeited | 5 | 4 |"
@@ -244,9 +227,81 @@ HOLDINGS = (
 )
 
 
+QUARTERS = (
+    "| Quarters ended | June 29, 2019 | March 30, 2019 | December 29, 2018 |\n|---|---|---|---|\n"
+    "| Net revenue | $1,200 | $1,000 | $800 |\n| Gross margin | 40.0% | 38.0% | 35.0% |"
+)
+
+
+ALLOWANCE = "| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Ending balance | $(1.5) | $(2.0) | $(2.5) |"
+
+
+CUSTOMERS = (
+    "| Percentage of revenue | 2019 | 2018 |\n|---|---|---|\n| Acme Holdings Co., Ltd. (“Acme”) | 30% | 25% |\n"
+    "| Beta Industries Inc. (“Beta”) | 12% | 9% |"
+)
+
+
+PLANT = (
+    "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Land | $600 | $600 |\n| Buildings | 900 | 850 |\n"
+    "| Leasehold improvements | 500 | 400 |\n| Property and equipment, gross | $2,000 | $1,850 |"
+)
+
+
+POSITION = (
+    "| US$'000 | 2019 | 2018 |\n|---|---|---|\n| Total current assets | 500 | 400 |\n| Total assets | 900 | 800 |\n"
+    "| Total current liabilities | 250 | 320 |"
+)
+
+
+SPLIT_YEARS = (
+    "| € million | 2017/2018 | 2018/2019 |\n|---|---|---|\n| Operating profit | 700 | 820 |\n"
+    "| Income taxes | −210 | −300 |"
+)
+
+
+SUBSCRIBERS = (
+    "| | August 31, 2019 | August 31, 2019 | August 31, 2018 |\n|---|---|---|---|\n"
+    "| Video customers | 312,000 | (4,000) | (6,000) |"
+)
+PLANS = "| | 2019 | 2018 | 2019 | 2018 |\n|---|---|---|---|---|\n| Discount rate | 4.00% | 3.75% | 1.90% | 2.80% |"
+
+
+PREPAID = "| | 2019 | 2018 |\n|---|---|---|\n| Prepaid expenses | 19 | 17 |\n| Other assets | 22 | 19 |"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # A "total" the table does not print is not a row named by half its words ("Other assets").
+        ("What were the total assets as reported in 2019?", None),
+        ("What were the total other assets in 2019?", 22),
+    ],
+)
+def test_a_total_not_printed_is_not_a_part_row(question: str, expected: float | None) -> None:
+    answer = answer_row(question, _facts_of(PREPAID))
+    assert (answer.value if answer else None) == expected
+
+
+# Each reading rule of the table-row reader with the cases written for it (tables above).
 @pytest.mark.parametrize(
     ("table", "question", "expected"),
     [
+        # --- reading rules for two periods and relations
+        # "The difference between 2018 and 2019" is the first named less the second; a change runs forward.
+        (RIGHTS, "What is the difference in rights granted during the period between 2018 and 2019?", 1_226_114),
+        (RIGHTS, "What is the change in rights granted during the period between 2018 and 2019?", -1_226_114),
+        # A "% Change 2018 to 2019" column holds no period; a ratio of one row is not its value.
+        (SERVICES, "What was the change in services between 2018 and 2019?", 59_545 - 64_476),
+        (SERVICES, "What is the ratio of services in 2019?", None),
+        # One row over two years; a label named without its parenthetical aside.
+        (
+            EQUIPMENT,
+            "What is the ratio of land, property and equipment, gross in fiscal 2019 to fiscal 2018?",
+            8_109 / 8_381,
+        ),
+        (EQUIPMENT, "What is the percentage change in Free Cash Flow from 2018 to 2019?", (497 - 533) / 533 * 100),
+        # --- reading rows by heading and by their words
         # A heading over rows ("Restricted stock units" over "Granted") tells two rows of one label apart.
         (AWARDS, "What is the percentage change in restricted stock units granted from 2018 to 2019?", 100.0),
         (AWARDS, "What was the change in stock options granted between 2018 and 2019?", 100),
@@ -256,22 +311,7 @@ HOLDINGS = (
         (HOLDINGS, "What is the 2018 average cash flow?", (500 + 410) / 2),
         # A nested aside ("(Note (b))") is no part of the name; "2018 year end" names a column, not a row.
         (HOLDINGS, "How much is the change in purchases between 2018 year end and 2019 year end?", -20),
-    ],
-)
-def test_reading_rows_by_heading_and_by_their_words(table: str, question: str, expected: float) -> None:
-    answer = answer_row(question, _facts_of(table))
-    assert answer is not None and answer.value == pytest.approx(expected)
-
-
-QUARTERS = (
-    "| Quarters ended | June 29, 2019 | March 30, 2019 | December 29, 2018 |\n|---|---|---|---|\n"
-    "| Net revenue | $1,200 | $1,000 | $800 |\n| Gross margin | 40.0% | 38.0% | 35.0% |"
-)
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- reading columns by date and relative moves
         # Columns named by their closing dates are read by date, even several in one year; a date without
         # its year takes the one year named.
         (QUARTERS, "What was the change in net revenue between the quarters ended June 29 and March 30 in 2019?", 200),
@@ -291,64 +331,19 @@ QUARTERS = (
         ),
         # A percentage difference of two rows names no base: no answer.
         (SALES, "What is the percentage difference between United States and Mexico sales in 2019?", None),
-    ],
-)
-def test_reading_columns_by_date_and_relative_moves(table: str, question: str, expected: float | None) -> None:
-    answer = answer_row(question, _facts_of(table))
-    if expected is None:
-        assert answer is None
-    else:
-        assert answer is not None and answer.value == pytest.approx(expected)
-
-
-ALLOWANCE = "| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Ending balance | $(1.5) | $(2.0) | $(2.5) |"
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- signed bases and moves of averages
         # A percentage change is (new - old) / old with the figures as printed, a negative base included.
         (ALLOWANCE, "What was the percentage change in the ending balance between 2018 and 2019?", -25.0),
         # "The change between 2018 and 2019 average X" moves from one average balance (the year's and the
         # prior year's figure) to the next; "the change in the average X" names a row and is no such move.
         (HOLDINGS, "What is the change between 2018 and 2019 average cash flow?", (610 + 500) / 2 - (500 + 410) / 2),
         (HOLDINGS, "What is the percentage change between 2018 and 2019 average cash flow?", 100 / 455 * 100),
-    ],
-)
-def test_signed_bases_and_moves_of_averages(table: str, question: str, expected: float) -> None:
-    answer = answer_row(question, _facts_of(table))
-    assert answer is not None and answer.value == pytest.approx(expected)
-
-
-CUSTOMERS = (
-    "| Percentage of revenue | 2019 | 2018 |\n|---|---|---|\n| Acme Holdings Co., Ltd. (“Acme”) | 30% | 25% |\n"
-    "| Beta Industries Inc. (“Beta”) | 12% | 9% |"
-)
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- short names and the average of two rows
         # A label's defined short name ("(“Acme”)") names its row; "the average X of A and B" is two rows' mean.
         (CUSTOMERS, "What was the revenue from Acme in 2018?", 25.0),
         (CUSTOMERS, "What is the average percentage of revenue from Acme and Beta in 2019?", 21.0),
         (SALES, "What is the average sales of Mexico and other international in 2018?", 40.0),
-    ],
-)
-def test_short_names_and_the_average_of_two_rows(table: str, question: str, expected: float) -> None:
-    answer = answer_row(question, _facts_of(table))
-    assert answer is not None and answer.value == pytest.approx(expected)
-
-
-PLANT = (
-    "| (in thousands) | 2019 | 2018 |\n|---|---|---|\n| Land | $600 | $600 |\n| Buildings | 900 | 850 |\n"
-    "| Leasehold improvements | 500 | 400 |\n| Property and equipment, gross | $2,000 | $1,850 |"
-)
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- a share of two rows summed
         # A share whose part names two rows ("A and B", "the sum of A and B") is their sum over the whole;
         # "proportion of A over B" is A / B, a fraction unless asked "(in percentage)".
         (
@@ -362,66 +357,17 @@ PLANT = (
             "sales in 2019?",
             150 / 450 * 100,
         ),
-    ],
-)
-def test_a_share_of_two_rows_summed(table: str, question: str, expected: float) -> None:
-    answer = answer_row(question, _facts_of(table))
-    assert answer is not None and answer.value == pytest.approx(expected)
-
-
-POSITION = (
-    "| US$'000 | 2019 | 2018 |\n|---|---|---|\n| Total current assets | 500 | 400 |\n| Total assets | 900 | 800 |\n"
-    "| Total current liabilities | 250 | 320 |"
-)
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- a named metric from the tables line items
         # A standard metric the table does not print is computed from its line items (metric library).
         (POSITION, "What is the current ratio in 2019?", 2.0),
         (POSITION, "What was the working capital in 2018?", 80),
         # An input the table lacks (inventories for the quick ratio): no answer.
         (POSITION, "What is the quick ratio in 2019?", None),
-    ],
-)
-def test_a_named_metric_from_the_tables_line_items(table: str, question: str, expected: float | None) -> None:
-    answer = answer_row(question, _facts_of(table))
-    if expected is None:
-        assert answer is None
-    else:
-        assert answer is not None and answer.value == pytest.approx(expected)
-
-
-SPLIT_YEARS = (
-    "| € million | 2017/2018 | 2018/2019 |\n|---|---|---|\n| Operating profit | 700 | 820 |\n"
-    "| Income taxes | −210 | −300 |"
-)
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- split fiscal years name one column
         # A split fiscal year ("2018/2019") is one year, read as the table's header of that form is.
         (SPLIT_YEARS, "What was the change in operating profit in 2018/2019 from 2017/2018?", 120),
         (SPLIT_YEARS, "What were the income taxes in 2018/2019?", -300),
-    ],
-)
-def test_split_fiscal_years_name_one_column(table: str, question: str, expected: float) -> None:
-    answer = answer_row(question, _facts_of(table))
-    assert answer is not None and answer.value == pytest.approx(expected)
-
-
-SUBSCRIBERS = (
-    "| | August 31, 2019 | August 31, 2019 | August 31, 2018 |\n|---|---|---|---|\n"
-    "| Video customers | 312,000 | (4,000) | (6,000) |"
-)
-PLANS = "| | 2019 | 2018 | 2019 | 2018 |\n|---|---|---|---|---|\n| Discount rate | 4.00% | 3.75% | 1.90% | 2.80% |"
-
-
-@pytest.mark.parametrize(
-    ("table", "question", "expected"),
-    [
+        # --- what a table cannot answer and repeated years
         # A move of a share asks a row printed in percent: a table of amounts alone does not answer it.
         (SALES, "What was the change in the percentage of sales from Mexico between 2018 and 2019?", None),
         (CUSTOMERS, "What was the change in the percentage of revenue from Acme between 2018 and 2019?", 5.0),
@@ -431,25 +377,5 @@ PLANS = "| | 2019 | 2018 | 2019 | 2018 |\n|---|---|---|---|---|\n| Discount rate
         (PLANS, "What is the percentage change in discount rate between 2018 and 2019?", (4.0 - 3.75) / 3.75 * 100),
     ],
 )
-def test_what_a_table_cannot_answer_and_repeated_years(table: str, question: str, expected: float | None) -> None:
-    answer = answer_row(question, _facts_of(table))
-    if expected is None:
-        assert answer is None
-    else:
-        assert answer is not None and answer.value == pytest.approx(expected)
-
-
-PREPAID = "| | 2019 | 2018 |\n|---|---|---|\n| Prepaid expenses | 19 | 17 |\n| Other assets | 22 | 19 |"
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        # A "total" the table does not print is not a row named by half its words ("Other assets").
-        ("What were the total assets as reported in 2019?", None),
-        ("What were the total other assets in 2019?", 22),
-    ],
-)
-def test_a_total_not_printed_is_not_a_part_row(question: str, expected: float | None) -> None:
-    answer = answer_row(question, _facts_of(PREPAID))
-    assert (answer.value if answer else None) == expected
+def test_table_row_reading_rules(table: str, question: str, expected: float | None) -> None:
+    _assert_reads(table, question, expected)

@@ -18,7 +18,7 @@ _LATIN_WORD_RE = re.compile(r"[A-Za-z]+")
 
 # About two Chinese characters carry what one English word does, so CJK characters are halved
 # before comparing; otherwise "What is 腾讯控股's revenue?" would count as Chinese.
-_CJK_CHARS_PER_WORD = 2.0
+CJK_CHARS_PER_WORD = 2.0
 _ZH_SHARE = 0.5
 
 
@@ -26,7 +26,7 @@ def detect_language(text: str) -> str:
     """Return "zh" when Chinese makes up most of the (word-equivalent) text, else "en"."""
     # Digits and punctuation are ignored: financial text is full of them in both languages.
     sample = text[:20000]  # a long document is decided by its start; keeps this O(1) per doc
-    cjk = len(CJK_RE.findall(sample)) / _CJK_CHARS_PER_WORD
+    cjk = len(CJK_RE.findall(sample)) / CJK_CHARS_PER_WORD
     latin = len(_LATIN_WORD_RE.findall(sample))
     if cjk == 0:
         return "en"

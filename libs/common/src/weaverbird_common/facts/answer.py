@@ -60,6 +60,18 @@ def concepts_for(concept: str) -> tuple[str, ...]:
     return (concept, *((_FALLBACK[concept],) if concept in _FALLBACK else ()), *_PARTS.get(concept, ()))
 
 
+def _find(
+    facts: Sequence[Fact], concept: str, year: int, quarter: int, fall_back: bool = False
+) -> Fact | Conflict | None:
+    """The concept's fact for the period; else (fall_back) the line it falls back to; else its printed parts
+    added up."""
+    found = pick_fact(facts, concept, year, quarter)
+    if found is None and fall_back and concept in _FALLBACK:
+        # A filing without noncontrolling interests prints one net income line.
+        found = pick_fact(facts, _FALLBACK[concept], year, quarter)
+    return found if found is not None else _sum_of_parts(facts, concept, year, quarter)
+
+
 def _sum_of_parts(facts: Sequence[Fact], concept: str, year: int, quarter: int) -> Fact | Conflict | None:
     parts = [pick_fact(facts, part, year, quarter) for part in _PARTS.get(concept, ())]
     if not parts or parts[-1] is None:
@@ -89,9 +101,7 @@ class _Lookup:
 
     def __call__(self, concept: str, period: str) -> float | None:
         year = self.year - 1 if period == "t-1" else self.year
-        found = pick_fact(self.facts, concept, year, self.quarter)
-        if found is None:
-            found = _sum_of_parts(self.facts, concept, year, self.quarter)
+        found = _find(self.facts, concept, year, self.quarter)
         if isinstance(found, Conflict):
             self.conflicts.append(found)
             return None
@@ -160,9 +170,8 @@ _MOST_YEARS = 5  # "historically" without named years: the latest five years the
 def _years_held(q: FigureQuestion, facts: Sequence[Fact]) -> list[int]:
     """The fiscal years the facts hold for the question's first line item, latest last."""
     concept = next(iter(q.metric.inputs.values())).concept if q.metric is not None else q.concept
-    held = sorted(
-        {f.period.fiscal_year for f in facts if f.concept in concepts_for(concept) and f.period.quarter == q.quarter}
-    )
+    readable = concepts_for(concept)
+    held = sorted({f.period.fiscal_year for f in facts if f.concept in readable and f.period.quarter == q.quarter})
     # Consecutive years only: a move from FY2019 to FY2021 is no year-to-year move.
     run = held[-1:]
     for year in reversed(held[:-1]):
@@ -233,12 +242,7 @@ def _steady_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, languag
 def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, language: str) -> FactAnswer | FactMiss:
     picked: list[Fact] = []
     for year in q.years:
-        found = pick_fact(facts, q.concept, year, q.quarter)
-        if found is None and q.concept in _FALLBACK:
-            # A filing without noncontrolling interests prints one net income line.
-            found = pick_fact(facts, _FALLBACK[q.concept], year, q.quarter)
-        if found is None:
-            found = _sum_of_parts(facts, q.concept, year, q.quarter)
+        found = _find(facts, q.concept, year, q.quarter, fall_back=True)
         if isinstance(found, Conflict):
             return FactMiss("conflict", _conflict_text(found, language), found.facts)
         if found is None:

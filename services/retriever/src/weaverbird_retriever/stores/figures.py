@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from weaverbird_common.questions import CJK_RE
+from weaverbird_common.questions import CJK_CHARS_PER_WORD, CJK_RE
 
 from weaverbird_retriever.stores.search_options import SearchOptions
 
@@ -45,8 +45,6 @@ _NUMBER_TOKEN = re.compile(r"^[\(\$]*-?\d[\d,]*(?:\.\d+)?%?\)?$")
 # 2023-12-31 as one), and the Latin words beside them (ROE, EBITDA).
 _FIGURE_IN_RUN = re.compile(r"\d(?:[\d,.:/-]*\d)?[%％]?")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
-# About two Chinese characters carry what one English word does (as detect_language counts them).
-_CJK_CHARS_PER_WORD = 2.0
 
 # Questions whose expected answer is a description, not a number (the DESC class of answer-type
 # taxonomies), read in the question's first sentence only (what follows is often instructions: "if the
@@ -81,7 +79,7 @@ def number_density(text: str) -> float:
             figures += bool(_NUMBER_TOKEN.match(token))
             continue
         inside = len(_FIGURE_IN_RUN.findall(token))
-        words += cjk / _CJK_CHARS_PER_WORD + inside + len(_LATIN_WORD.findall(token))
+        words += cjk / CJK_CHARS_PER_WORD + inside + len(_LATIN_WORD.findall(token))
         figures += inside
     return figures / words if words else 0.0
 

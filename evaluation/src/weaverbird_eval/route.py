@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from weaverbird_common.coverage import MIN_TERM_COVERAGE, Coverage, assess, names_to_look_up, unknown_companies
 from weaverbird_common.dates import latest_date, parse_iso
+from weaverbird_common.doc_kinds import asked_kinds
 from weaverbird_common.questions import alias_map, filters_from_question, search_filters
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 from weaverbird_retriever.lexical import encoder, term_coverage
@@ -97,6 +98,7 @@ class _Catalog:
     def __init__(self, metadata: Sequence[Mapping[str, Any]], groups: Sequence[str]) -> None:
         self._by_group: dict[str, tuple[str, frozenset[str], int, int]] = {}
         self._dates: dict[str, str] = {}
+        self._kinds: dict[str, str] = {}
         for meta, group in zip(metadata, groups, strict=True):
             if meta.get("company"):
                 self._by_group[group] = (
@@ -106,6 +108,7 @@ class _Catalog:
                     int(meta.get("quarter") or 0),
                 )
                 self._dates[group] = str(meta.get("published_date") or "")
+                self._kinds[group] = str(meta.get("doc_type") or "")
 
     def latest(self, left_out: str | None) -> dict[str, str]:
         """Each company's newest document date with `left_out` left out, as the retriever's catalog
@@ -120,6 +123,15 @@ class _Catalog:
             if known and len(known) == len(found):
                 latest[company] = max(known).isoformat()
         return latest
+
+    def kinds(self, left_out: str | None) -> dict[str, list[str]]:
+        """Each company's document kinds with `left_out` left out, as the orchestrator reads the catalog:
+        only for companies whose every document is of a known kind."""
+        kinds: dict[str, list[str]] = defaultdict(list)
+        for group, (company, *_) in self._by_group.items():
+            if group != left_out:
+                kinds[company].append(self._kinds[group])
+        return {c: sorted(set(found)) for c, found in kinds.items() if all(found)}
 
     def without(
         self, left_out: str | None
@@ -262,6 +274,8 @@ def route_cases(evalset: EvalSet, backend: str) -> list[Case]:
                     "min_term_coverage": MIN_TERM_COVERAGE,
                     "asked_date": latest_date(query.text),
                     "latest_dates": newest,
+                    "asked_kinds": asked_kinds(query.text),
+                    "company_kinds": catalog.kinds(own if out_of_kb else None),
                 }
                 verdict = _with_comparative(
                     assess(found, years, unknown, **served), found, years, store, vector, exclude

@@ -15,6 +15,7 @@ from weaverbird_common.coverage import (
     quarter_covered,
     unknown_companies,
 )
+from weaverbird_common.doc_kinds import asked_kinds
 
 
 @pytest.mark.parametrize(
@@ -163,3 +164,16 @@ def test_a_date_after_the_companys_newest_document_is_a_gap() -> None:
     assert assess({"year": 2023}, years, [], asked_date=date(2023, 5, 26), latest_dates=latest).covered
     # The year's check comes first and says what is missing.
     assert assess({**asked, "year": 2024}, years, [], asked_date=date(2024, 1, 2), latest_dates=latest).gap == "period"
+
+
+def test_a_kind_of_document_the_company_has_none_of_is_a_gap() -> None:
+    years, kinds = {"PFIZER": [2023]}, {"PFIZER": ["10Q"]}
+    asked = asked_kinds("What are three main companies acquired by Pfizer mentioned in this 10K report?")
+    gap = assess({"company": "PFIZER"}, years, [], asked_kinds=asked, company_kinds=kinds)
+    assert not gap.covered and gap.gap == "kind"
+    assert gap.reason == "the knowledge base holds no 10-K or annual report of PFIZER (it has 10Q)"
+    assert assess({"company": "PFIZER"}, years, [], asked_kinds=asked, company_kinds={"PFIZER": ["10Q", "10K"]}).covered
+    # Kinds not all known (no entry), no KB company named, or no kind asked: nothing to compare.
+    assert assess({"company": "PFIZER"}, years, [], asked_kinds=asked, company_kinds={}).covered
+    assert assess({}, years, [], asked_kinds=asked, company_kinds=kinds).covered
+    assert assess({"company": "PFIZER"}, years, [], company_kinds=kinds).covered

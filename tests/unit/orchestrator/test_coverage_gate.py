@@ -109,6 +109,27 @@ async def test_a_date_after_the_companys_newest_document_goes_to_the_web() -> No
     assert route == Route.LOCAL
 
 
+class TypedPeers(CatalogPeers):
+    """Every document of Aurora is of a known kind: annual reports and one 10-Q, no earnings release."""
+
+    async def catalog(self) -> Catalog:
+        return replace(await super().catalog(), kinds={"AURORA": ["10K", "10Q"]})
+
+
+async def test_a_kind_of_document_the_company_has_none_of_goes_to_the_web() -> None:
+    route, note = await _route(
+        flow_over(TypedPeers(set())), "What did Aurora's FY2023 earnings release say about margins?"
+    )
+    assert route == Route.WEB and "no earnings release of Aurora Devices Inc. (it has 10K, 10Q)" in note
+    route, _ = await _route(flow_over(TypedPeers(set())), "What were Aurora's net sales in its FY2023 10-K?")
+    assert route == Route.LOCAL
+    # Kinds not all known: the question stays local.
+    route, _ = await _route(
+        flow_over(CatalogPeers(set())), "What did Aurora's FY2023 earnings release say about margins?"
+    )
+    assert route == Route.LOCAL
+
+
 class Published:
     def __init__(self) -> None:
         self.messages: list[IngestMessage] = []

@@ -411,3 +411,24 @@ def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_
     assert by_company["NIMBUS"].latest_date == ""
     assert by_company["STRATUS"].latest_date == ""
     assert by_company["AURORA"].latest_date == ""  # no dates at all
+
+
+def test_catalog_lists_each_companys_document_kinds_with_their_chunks(store: VectorStore) -> None:
+    # The orchestrator trusts a company's kinds only when they account for all its chunks.
+    chunks = [("CIRRUS", "10K"), ("CIRRUS", "10K"), ("CIRRUS", "10Q"), ("NIMBUS", "EARNINGS"), ("NIMBUS", "")]
+    vectors = random_vectors(len(chunks))
+    store.upsert(
+        [
+            ChunkRecord(
+                point_id(f"kind-{i}", 0),
+                vectors[i],
+                f"{company} results.",
+                {"company": company, **({"doc_type": kind} if kind else {})},
+            )
+            for i, (company, kind) in enumerate(chunks)
+        ]
+    )
+    by_company = {c.company: c for c in read_catalog(store, 100).companies}
+    assert {k.value: k.chunks for k in by_company["CIRRUS"].doc_types} == {"10K": 2, "10Q": 1}
+    nimbus = by_company["NIMBUS"]
+    assert {k.value: k.chunks for k in nimbus.doc_types} == {"EARNINGS": 1} and nimbus.chunks == 2

@@ -19,6 +19,8 @@ fiscal years the KB's documents are about. Two checks come from it:
 - date: the question names a KB company and a calendar date ("As of May 26, 2023", "from August 30,
   2023 onward") later than the newest document of that company (CatalogCompany.latest_date, known only
   when every one of its documents is dated): the KB cannot know what happened then.
+- kind: the question names a KB company and a kind of document ("this 10-K report", "年度报告") and the
+  company has no document of that kind (doc_kinds): a 10-Q does not answer what a 10-K reports.
 - unknown company: the question writes a name as a company's ("Kraft Heinz's inventory", "AES
   Corporation") and the catalog, which knows the KB's companies, knows no such company. That a chunk
   mentions the name proves little: a filing names its suppliers, peers and customers.
@@ -45,6 +47,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from weaverbird_common.dates import parse_iso
+from weaverbird_common.doc_kinds import AskedKinds, missing_kind
 from weaverbird_common.periods import PERIOD_TOKEN_RE
 from weaverbird_common.questions import normalize_company, short_company_name
 
@@ -253,7 +256,7 @@ MIN_TERM_COVERAGE = 0.60
 
 # Every kind of gap assess() reports (Coverage.gap), in the order it checks them; the orchestrator also
 # counts questions by them (weaverbird_orchestrator_route_reasons_total).
-GAP_KINDS = ("period", "quarter", "date", "company", "name", "terms")
+GAP_KINDS = ("period", "quarter", "date", "kind", "company", "name", "terms")
 
 
 @dataclass(frozen=True)
@@ -279,6 +282,8 @@ def assess(
     asked_date: date | None = None,
     latest_dates: Mapping[str, str] | None = None,
     names: Mapping[str, str] | None = None,
+    asked_kinds: AskedKinds = (),
+    company_kinds: Mapping[str, Sequence[str]] | None = None,
 ) -> Coverage:
     """The coverage verdict from the question's filters (company / year read against the catalog),
     the catalog's years per company, the names no KB chunk contains (looked up by the caller) and the
@@ -289,7 +294,10 @@ def assess(
     a question that names no KB company is not covered. `asked_date` is the latest calendar date the
     question names (dates.latest_date); with `latest_dates` (the catalog's newest document date per
     company) a later one is not covered. `names` maps a catalog key to the name the reason shows
-    ("Northwind Robotics" for NORTHWIND_ROBOTICS); without it the key is shown."""
+    ("Northwind Robotics" for NORTHWIND_ROBOTICS); without it the key is shown. `asked_kinds` are the
+    kinds of document the question names (doc_kinds.asked_kinds); with `company_kinds` (the catalog's
+    document kinds per company, listed only where every document's kind is known) a kind the company
+    has no document of is not covered."""
     company = filters.get("company")
     shown_company = (names or {}).get(str(company), str(company))
     year = filters.get("year")
@@ -310,6 +318,10 @@ def assess(
         if asked_date and newest and asked_date > newest:
             gap = f"the newest document of {shown_company} in the knowledge base is dated {newest}, before {asked_date}"
             return Coverage(False, gap, "date")
+        held = (company_kinds or {}).get(str(company), ())
+        if kind := missing_kind(asked_kinds, held):
+            shown = ", ".join(sorted(held))
+            return Coverage(False, f"the knowledge base holds no {kind} of {shown_company} (it has {shown})", "kind")
         return Coverage(True)
     missing = list(missing_companies)
     if missing:

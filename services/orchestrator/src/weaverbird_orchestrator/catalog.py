@@ -32,6 +32,8 @@ class Catalog:
     undated: Mapping[str, int] = field(default_factory=dict)
     # Each company's newest document date, ISO (no entry: some of its chunks carry no date).
     latest: Mapping[str, str] = field(default_factory=dict)
+    # Each company's document kinds ("10K", "10Q"; no entry: some of its documents are of no known kind).
+    kinds: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     # Derived once per catalog read, not per question (the catalog is shared until the next refresh).
     @cached_property

@@ -164,6 +164,11 @@ class GrpcPeers:
             quarters={c.company: [(q.year, q.quarter) for q in c.quarters] for c in reply.companies if c.quarters},
             undated={c.company: c.undated_chunks for c in reply.companies if c.undated_chunks},
             latest={c.company: c.latest_date for c in reply.companies if c.latest_date},
+            kinds={
+                c.company: [k.value for k in c.doc_types]
+                for c in reply.companies
+                if c.doc_types and sum(k.chunks for k in c.doc_types) >= c.chunks
+            },
         )
 
     async def generate(

@@ -31,7 +31,7 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
     """Companies (with their aliases, years and fiscal quarters), years, quarters, document types,
     languages, origins.
 
-    One facet call per field plus four per company and one per quarter a company has documents for: a
+    One facet call per field plus five per company and one per quarter a company has documents for: a
     KB of filings names tens to hundreds of companies, and callers cache the result, so this stays cheap
     next to a re-read per question.
     """
@@ -45,6 +45,7 @@ def read_catalog(store: VectorStore, limit: int) -> retriever_pb2.CatalogRespons
             store.facet("year", limit, {"company": c}),
             years_of,
             store.facet("published_date", _DATES_PER_COMPANY, {"company": c}),
+            store.facet("doc_type", limit, {"company": c}),
         )
     fields = {f: store.facet(f, limit) for f in _FIELDS}
     return _build(store.stats().points, companies, per_company, fields)
@@ -59,18 +60,20 @@ async def fetch_catalog(store: AsyncVectorStore, limit: int) -> retriever_pb2.Ca
 # Companies whose facets one read re-reads at most: the rest keep what an earlier read found (a company
 # not read yet is listed by name, covering every year, until a later read reaches it).
 MAX_COMPANIES_PER_READ = 64
-_NOT_READ: tuple[Facet, Facet, dict[int, Facet], Facet] = ([], [], {}, [])
+# A company's facets: aliases, years, years per quarter, document dates, document kinds.
+CompanyFacets = tuple[Facet, Facet, dict[int, Facet], Facet, Facet]
+_NOT_READ: CompanyFacets = ([], [], {}, [], [])
 
 
 class CatalogReader:
     """fetch_catalog with a bounded number of facet calls whatever the number of companies: a company's
     facets are re-read only when its chunk count changed since the last read (an ingest or a delete of
     its documents), at most MAX_COMPANIES_PER_READ companies a read, so a refresh of an unchanged KB
-    costs 1 + len(_FIELDS) facet calls and any refresh at most that plus 8 a company re-read."""
+    costs 1 + len(_FIELDS) facet calls and any refresh at most that plus 9 a company re-read."""
 
     def __init__(self, max_companies: int = MAX_COMPANIES_PER_READ) -> None:
         self._max_companies = max_companies
-        self._known: dict[str, tuple[int, tuple[Facet, Facet, dict[int, Facet], Facet]]] = {}
+        self._known: dict[str, tuple[int, CompanyFacets]] = {}
         self.facet_calls = 0  # facet calls made so far (tests, logs)
 
     async def fetch(self, store: AsyncVectorStore, limit: int) -> retriever_pb2.CatalogResponse:
@@ -93,18 +96,17 @@ class CatalogReader:
         return _build((await store.stats()).points, companies, per_company, fields)
 
 
-async def _one_company(
-    facet: Callable[..., Awaitable[Facet]], company: str, limit: int
-) -> tuple[Facet, Facet, dict[int, Facet], Facet]:
-    aliases, years, quarter_facet, dates = await asyncio.gather(
+async def _one_company(facet: Callable[..., Awaitable[Facet]], company: str, limit: int) -> CompanyFacets:
+    aliases, years, quarter_facet, dates, kinds = await asyncio.gather(
         facet("aliases", _ALIASES_PER_COMPANY, {"company": company}),
         facet("year", limit, {"company": company}),
         facet("quarter", _QUARTER_VALUES, {"company": company}),
         facet("published_date", _DATES_PER_COMPANY, {"company": company}),
+        facet("doc_type", limit, {"company": company}),
     )
     quarters = _quarters(quarter_facet)
     years_of = await asyncio.gather(*(facet("year", limit, {"company": company, "quarter": q}) for q in quarters))
-    return aliases, years, dict(zip(quarters, years_of, strict=True)), dates
+    return aliases, years, dict(zip(quarters, years_of, strict=True)), dates, kinds
 
 
 def _companies(facet: Facet) -> list[tuple[str, int]]:
@@ -128,12 +130,12 @@ def _latest_date(dates: Facet, chunks: int) -> str:
 def _build(
     points: int,
     companies: Sequence[tuple[str, int]],
-    per_company: Mapping[str, tuple[Facet, Facet, Mapping[int, Facet], Facet]],
+    per_company: Mapping[str, CompanyFacets],
     fields: Mapping[str, Facet],
 ) -> retriever_pb2.CatalogResponse:
     response = retriever_pb2.CatalogResponse(points=points)
     for company, chunks in companies:
-        alias_facet, year_facet, years_of_quarter, date_facet = per_company[company]
+        alias_facet, year_facet, years_of_quarter, date_facet, kind_facet = per_company[company]
         aliases = sorted(str(a) for a, _ in alias_facet if a)
         years = sorted(int(y) for y, _ in year_facet if int(y))  # type: ignore[call-overload]
         undated = sum(n for y, n in year_facet if not int(y))  # type: ignore[call-overload]
@@ -152,6 +154,7 @@ def _build(
                 quarters=[retriever_pb2.FiscalQuarter(year=y, quarter=q) for y, q in quarters],
                 undated_chunks=undated,
                 latest_date=_latest_date(date_facet, chunks),
+                doc_types=[retriever_pb2.FacetCount(value=str(k), chunks=n) for k, n in kind_facet if k],
             )
         )
     targets = {

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from weaverbird_common.coverage import KnownNames, assess, names_to_look_up, period_covered, unknown_companies
 from weaverbird_common.dates import latest_date
+from weaverbird_common.doc_kinds import asked_kinds
 from weaverbird_common.zh_names import LOOKUP_HITS, chinese_names, holds_name
 
 from weaverbird_orchestrator.catalog import Catalog, CatalogCache
@@ -82,6 +83,8 @@ class CoverageGate:
             asked_date=latest_date(params.question),
             latest_dates=catalog.latest,
             names=catalog.display,
+            asked_kinds=asked_kinds(params.question),
+            company_kinds=catalog.kinds,
         )
         if verdict.gap == "period" and await self._comparative_mention(params.filters, catalog, vector):
             return CoverageGap()

@@ -143,3 +143,21 @@ def test_an_instruction_for_when_the_metric_does_not_apply_does_not_stop_the_rea
         )
         is None
     )
+
+
+def test_an_amount_is_shown_in_the_scale_the_question_asks_with_the_printed_figure_after() -> None:
+    result = _answer("What were Kestrel Loom's net sales in FY2025? Answer in USD billions.")
+    assert isinstance(result, FactAnswer)
+    assert result.value == pytest.approx(1_482_600_000)  # the value itself is not rounded
+    assert "USD 1.48 billion (USD 1,482.6 million as reported) [1]" in result.text
+    thousands = _answer("What were Kestrel Loom's net sales (in USD thousands) in FY2025?")
+    assert isinstance(thousands, FactAnswer) and "USD 1,482,600 thousand (USD 1,482.6 million" in thousands.text
+    # The statement's own scale asked, or a ratio: shown as printed.
+    same = _answer("What were Kestrel Loom's net sales in FY2025 (in USD millions)?")
+    assert isinstance(same, FactAnswer) and "USD 1,482.6 million [1]" in same.text and "as reported" not in same.text
+    ratio = _answer("What was Kestrel Loom's gross margin in 2025? Answer in USD millions.")
+    assert isinstance(ratio, FactAnswer) and "as reported" not in ratio.text
+    read = read_question("Kestrel Loom 2025年的营业收入是多少（单位：亿元）？")
+    assert read is not None and read.scale == 1e8
+    zh = answer_from_facts(read, FACTS, Pages(), "zh")
+    assert isinstance(zh, FactAnswer) and "14.83亿 USD（报表数：USD 1,482.6 million）" in zh.text

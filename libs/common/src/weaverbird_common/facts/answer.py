@@ -263,7 +263,7 @@ def _concept_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, langua
     else:
         value = last.amount
         formula = _show(last, cite)
-    shown = amount_text(value, last)
+    shown = asked_amount(value, last, q.scale, language)
     name = last.label
     period = " - ".join(f.period.label() for f in picked) if len(picked) > 1 else last.period.label()
     if language == "zh":
@@ -312,6 +312,8 @@ def _metric_answer(
     name = _metric_name(metric, zh)
     unit = "percentage points" if q.aggregate == "change" and metric.unit == "percent" else metric.unit
     shown = _metric_value(value, unit, used[0] if used else None)
+    if unit == "currency" and used:
+        shown = asked_amount(value, used[0], q.scale, language)
     period = f"Q{q.quarter} {years}" if q.quarter else f"FY{years}"
     words = _WORDS["zh" if zh else "en"]
     if zh:
@@ -371,6 +373,17 @@ def amount_text(amount: float, like: Fact) -> str:
     if word in ("万", "亿"):
         return f"{digits}{word}{'元' if unit == 'CNY' else ' ' + unit}".strip()
     return " ".join(p for p in (unit, digits, word) if p)
+
+
+def asked_amount(amount: float, like: Fact, scale: float, language: str = "en") -> str:
+    """amount_text in the scale the question asks for (FigureQuestion.scale), the statement's own figure
+    after it: "USD 0.39 billion (USD 389 million as reported)". As printed when no scale is asked, the
+    figure is not an amount of money, or the asked scale would show it as 0."""
+    printed = amount_text(amount, like)
+    if not scale or like.unit != "currency" or scale == like.scale or abs(amount / scale) < 0.01:
+        return printed
+    asked = amount_text(amount, replace(like, scale=scale))
+    return f"{asked}（报表数：{printed}）" if language == "zh" else f"{asked} ({printed} as reported)"
 
 
 def _digits(value: float) -> str:

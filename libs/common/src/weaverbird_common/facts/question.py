@@ -47,6 +47,8 @@ class FigureQuestion:
     bound: for "steady", the largest move a year the question allows ("not fluctuating more than 2 %"): a
     fraction, read as percentage points for a percent metric and as a relative change otherwise; 0 when the
     question states none (then the moves are shown without a yes/no).
+    scale: the scale the question asks an amount in (1e6 for "Answer in USD millions", 1e8 for "单位：亿元");
+    0 when it names none (the amount is shown as its statement prints it).
     """
 
     years: tuple[int, ...]
@@ -58,6 +60,7 @@ class FigureQuestion:
     candidates: tuple[str, ...] = field(default_factory=tuple)
     verdict: str = ""
     bound: float = 0.0
+    scale: float = 0.0
 
     @property
     def year(self) -> int:
@@ -156,7 +159,7 @@ def read_question(question: str, default_year: int | None = None) -> FigureQuest
             years = [years[0] - 1, years[0]]
     compare = verdict in _MOVES
     read = _read_figure(question, years, compare)
-    return replace(read, verdict=verdict) if read is not None and verdict else read
+    return replace(read, verdict=verdict, scale=asked_scale(question)) if read is not None else None
 
 
 def _read_steady(question: str, asked: str, years: list[int]) -> FigureQuestion | None:
@@ -176,6 +179,20 @@ def _read_steady(question: str, asked: str, years: list[int]) -> FigureQuestion 
 
 
 _MOVES = ("up", "down", "either", "improve", "worsen")
+
+# The scale a question asks an amount in: "(in USD millions)", "Answer in USD billions", "单位：亿元".
+_ASKED_SCALE = re.compile(
+    r"\bin\s+(?:units\s+of\s+)?(?:USD\s+|US\s*\$\s*|\$\s*)?(thousands|millions|billions)\b"
+    r"|(?:单位\s*[：:为是]?\s*|以)(千元|万元|亿元)",
+    re.IGNORECASE,
+)
+_SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "千元": 1e3, "万元": 1e4, "亿元": 1e8}
+
+
+def asked_scale(question: str) -> float:
+    """FigureQuestion.scale of `question`: 0 when it names no scale."""
+    match = _ASKED_SCALE.search(question)
+    return _SCALES[(match.group(1) or match.group(2)).lower()] if match else 0.0
 
 
 def _verdict(asked: str, periods: int) -> str:

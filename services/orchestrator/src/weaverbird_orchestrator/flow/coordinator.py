@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 
 from weaverbird_common.periods import prefer_period
 
-from weaverbird_orchestrator import fact_path, notices
+from weaverbird_orchestrator import fact_path, notices, table_path
 from weaverbird_orchestrator.answer_ending import refuse
 from weaverbird_orchestrator.catalog import CatalogCache
 from weaverbird_orchestrator.clock import ms_since
@@ -151,6 +151,8 @@ class QuestionFlow:
         facts = await self._fact_reply(params)
         if facts is not None:
             fact_path.take_local(retrieval)
+        else:
+            facts = self._table_reply(params, retrieval)
         yield retrieval.decision
         if facts is not None:
             events = fact_path.reply_events(
@@ -179,3 +181,14 @@ class QuestionFlow:
         except Exception as exc:  # the passage path still answers
             log.warning("fact lookup failed, answering from passages: %s: %s", type(exc).__name__, exc)
             return None
+
+    @staticmethod
+    def _table_reply(params: AskParams, retrieval: Retrieval) -> fact_path.FactReply | None:
+        """A calculation answered in code from the rows of a top KB passage's table (table_path), or None.
+        Only when the KB covers the question: a route to the web or a refusal keeps its own path."""
+        decision = retrieval.decision
+        if not params.facts or params.task is not Task.CALCULATION or decision.route is not Route.LOCAL:
+            return None
+        if decision.verdict == "refused":
+            return None
+        return table_path.answer_from_tables(params.question, retrieval.ranked, params.language)

@@ -76,6 +76,20 @@ def test_a_question_the_rows_do_not_answer_is_left_to_the_model(question: str) -
     assert table_path.answer_from_tables(question, [_passage()], "en") is None
 
 
+def test_a_question_routed_as_a_lookup_is_answered_only_where_it_asks_for_a_combination_outright() -> None:
+    ratio = "What is the ratio of current deferred revenue to non-current deferred revenue in 2019?"
+    assert table_path.answer_from_tables(ratio, [_passage()], "en", lookup=True) is not None
+    summed = "What were the dividends paid in 2018 and 2019 combined?"
+    reply = table_path.answer_from_tables(summed, [_passage()], "en", lookup=True)
+    assert reply is not None and reply.answer.value == pytest.approx((28128 + 25633) * 1e3)
+    # "total" names rows as often as it asks for a sum; a move read as a lookup is left to the passages.
+    both = "What were the total dividends paid in 2018 and 2019?"
+    assert table_path.answer_from_tables(both, [_passage()], "en") is not None  # routed as a calculation
+    assert table_path.answer_from_tables(both, [_passage()], "en", lookup=True) is None
+    change = "What was the change in total receivables, net between 2018 and 2019?"
+    assert table_path.answer_from_tables(change, [_passage()], "en", lookup=True) is None
+
+
 def test_only_the_first_local_passages_are_read() -> None:
     question = "What is the percentage change in the total dividends paid from 2018 to 2019?"
     assert table_path.answer_from_tables(question, [_passage(origin="web")], "en") is None
@@ -112,6 +126,11 @@ async def test_a_lookup_or_a_request_without_facts_keeps_the_models_path() -> No
     peers = TablePeers([_passage()])
     await _ask(peers, question, task=Task.LOOKUP)
     assert len(peers.generated_from) == 1
+    peers = TablePeers([_passage()])
+    ratio = "What is the ratio of current deferred revenue to non-current deferred revenue in 2019?"
+    events = await _ask(peers, ratio, task=Task.LOOKUP)
+    assert _text(events).startswith("Current deferred revenue / Non-current deferred revenue (FY2019): 1.30 [1].")
+    assert peers.generated_from == []
     peers = TablePeers([_passage()])
     events = await _ask(peers, question, facts=False)
     assert "9.73" not in _text(events)

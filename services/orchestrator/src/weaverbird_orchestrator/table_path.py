@@ -13,6 +13,7 @@ answers from tables the statement facts do not cover (notes, schedules, segment 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 
 from weaverbird_common.docs.documents import Document, Page
@@ -54,20 +55,37 @@ _WORDS = {
 }
 
 
-def answer_from_tables(question: str, passages: Sequence[Passage], language: str) -> FactReply | None:
+def answer_from_tables(
+    question: str, passages: Sequence[Passage], language: str, lookup: bool = False
+) -> FactReply | None:
     """The calculation `question` asks, from the first of the top local `passages` whose table answers it;
-    None when none does (the model's calculation then runs)."""
+    None when none does (the model's calculation then runs). A question routed as a lookup (`lookup`) is
+    answered only where its words ask for a combination outright: a ratio, a share, a library metric, or
+    a sum it names as one ("sum", "altogether", "combined"); "What were total revenues in 2018 and 2019?"
+    asks for the two figures, which the passage path gives."""
     for passage in [p for p in passages if p.origin == "local"][:TABLE_PASSAGES]:
         facts = _facts(passage, language)
         if not facts:
             continue
         row = answer_row(question, facts)
-        if row is None or not _combines(row):
+        if row is None or not _combines(row) or (lookup and not _asked_outright(row, question)):
             continue
         log.info("table path: %s over %s (%s)", row.op, passage.id, row.label)
         answer = _answer(row, language)
         return FactReply(answer.text, [passage], answer, numbers=tuple(1 for _ in answer.used))
     return None
+
+
+# A sum asked in so many words (not "total", which names rows as often as it asks for a sum).
+_SUM_WORDS = re.compile(r"\b(?:sum|altogether|combined|in total|aggregate)\b|合计|总和|之和", re.IGNORECASE)
+_MOVES = frozenset({"change", "pct_change", "decrease", "difference", "average"})
+
+
+def _asked_outright(row: RowAnswer, question: str) -> bool:
+    """Whether a question routed as a lookup asks for this combination in its own words."""
+    if row.op == "sum":
+        return bool(_SUM_WORDS.search(question))
+    return row.op not in _MOVES
 
 
 def _combines(row: RowAnswer) -> bool:

@@ -185,10 +185,12 @@ class QuestionFlow:
     @staticmethod
     def _table_reply(params: AskParams, retrieval: Retrieval) -> fact_path.FactReply | None:
         """A calculation answered in code from the rows of a top KB passage's table (table_path), or None.
-        Only when the KB covers the question: a route to the web or a refusal keeps its own path."""
+        A lookup too, where its words ask for a combination outright ("the ratio of A to B"). Only when the
+        KB covers the question: a route to the web or a refusal keeps its own path."""
         decision = retrieval.decision
-        if not params.facts or params.task is not Task.CALCULATION or decision.route is not Route.LOCAL:
+        if not params.facts or params.task not in (Task.LOOKUP, Task.CALCULATION):
             return None
-        if decision.verdict == "refused":
+        if decision.route is not Route.LOCAL or decision.verdict == "refused":
             return None
-        return table_path.answer_from_tables(params.question, retrieval.ranked, params.language)
+        lookup = params.task is Task.LOOKUP
+        return table_path.answer_from_tables(params.question, retrieval.ranked, params.language, lookup)

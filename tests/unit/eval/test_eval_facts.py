@@ -1,5 +1,5 @@
 """`weaverbird eval facts`' TAT-QA arithmetic check on a project-written table: a right, a wrong and a passed-on
-question are counted as such."""
+question are counted as such, for the row reader alone and as served (router, then the table path)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ def _data(tmp_path: Path) -> Path:
         _question("q1", "What was the change in net sales between 2018 and 2019?", 200),
         _question("q2", "What was the percentage change in cost of sales from 2018 to 2019?", 99.0),  # gold is wrong
         _question("q3", "What is the dividend per share in 2019?", 1.5),  # no row names it
+        # One cell: the reader answers it, the served table path leaves a lookup of one figure to the passages.
+        _question("q4", "What were net sales in 2019?", 1200),
     ]
     contexts = [{"table": {"uid": "t1", "table": TABLE}, "paragraphs": [], "questions": questions}]
     (tmp_path / "tatqa").mkdir()
@@ -35,4 +37,13 @@ def _data(tmp_path: Path) -> Path:
 
 def test_right_wrong_and_passed_on_are_counted(tmp_path: Path) -> None:
     counts = tatqa_arithmetic(_data(tmp_path))
-    assert counts == {"questions": 3, "answered": 2, "right": 1, "wrong": 1, "passed_on": 1}
+    assert counts == {
+        "questions": 4,
+        "answered": 3,
+        "right": 2,
+        "wrong": 1,
+        "passed_on": 1,
+        "served_answered": 2,
+        "served_right": 1,
+        "served_wrong": 1,
+    }

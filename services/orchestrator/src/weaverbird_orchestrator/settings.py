@@ -43,7 +43,8 @@ class OrchestratorSettings(BaseServiceSettings):
     facts_answers: bool = Field(
         default=True,
         description="Answer a figure or metric question from the KB's statement facts, computed in code, "
-        "before any model call (fact_path.py); off: every question goes to the passage path.",
+        "before any model call (fact_path.py), and a calculation from the rows of a top KB passage's table "
+        "(table_path.py); off: every question goes to the passage path.",
     )
     coverage_gate: bool = Field(
         True,

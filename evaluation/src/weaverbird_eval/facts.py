@@ -136,8 +136,9 @@ def _tatqa_markdown(rows: list[list[str]]) -> str:
 
 def tatqa_arithmetic(data: Path, seed: int = TATQA_SEED) -> dict[str, object]:
     """A seeded sample of TAT-QA arithmetic questions answered from their table's facts by row label; and as
-    served (`served_*`): the task router's choice, then the orchestrator's table path over the question's own
-    table as the top passage (what it answers once retrieval ranks the table first; no model)."""
+    routed (`routed_*`): the task router's choice, then the orchestrator's table path over the question's own
+    table as the top passage. That is what is served when the search is narrowed to the report (the question
+    names its company); TAT-QA's questions name none, and over its whole KB the table path stays off."""
     import random
 
     from weaverbird_common.facts.label_question import answer_row
@@ -150,7 +151,7 @@ def tatqa_arithmetic(data: Path, seed: int = TATQA_SEED) -> dict[str, object]:
             if q["answer_type"] == "arithmetic" and q["answer_from"] in ("table", "table-text")]
     random.Random(seed).shuffle(pool)
     counts = {"questions": 0, "answered": 0, "right": 0, "wrong": 0, "passed_on": 0,
-              "served_answered": 0, "served_right": 0, "served_wrong": 0}
+              "routed_answered": 0, "routed_right": 0, "routed_wrong": 0}
     for ctx, q in pool[:TATQA_SAMPLE]:
         counts["questions"] += 1
         text = _tatqa_markdown(ctx["table"]["table"])
@@ -164,11 +165,11 @@ def tatqa_arithmetic(data: Path, seed: int = TATQA_SEED) -> dict[str, object]:
             passage = Passage("table", text, 1.0, ctx["table"]["uid"], "TAT-QA", "tatqa", 0, "local")
             reply = answer_from_tables(q["question"], [passage], "en", lookup=task is Task.LOOKUP)
             if reply is not None:
-                counts["served_answered"] += 1
+                counts["routed_answered"] += 1
                 answer, like = reply.answer, reply.answer.used[0]
                 printed = answer.value if answer.unit in ("percent", "ratio", "times", "days") else (
                     answer.value / (like.scale if like.scale > 0 else 1.0))
-                counts["served_right" if gold is not None and _close(printed, gold) else "served_wrong"] += 1
+                counts["routed_right" if gold is not None and _close(printed, gold) else "routed_wrong"] += 1
         result = answer_row(q["question"], extract_facts(doc))
         if result is None:
             counts["passed_on"] += 1
@@ -231,7 +232,7 @@ def run(data: Path, out: Path) -> int:
         print(f"{kind:18s} {dict(row)}")
     print(f"all: {total}; strict right {total['right']}/{total['questions']} = "
           f"{total['right'] / max(1, total['questions']):.1%}; wrong shown {total['wrong']}")
-    print(f"TAT-QA arithmetic (seeded sample of {TATQA_SAMPLE}, answered by row label; served_*: router, then the "
+    print(f"TAT-QA arithmetic (seeded sample of {TATQA_SAMPLE}, answered by row label; routed_*: router, then the "
           f"table path over the question's own table): {tatqa}")
     print(f"TAT-QA arithmetic (sample of {TATQA_SAMPLE}, seed {TATQA_HELDOUT_SEED}, held out): {tatqa_other}")
     print(f"held-out (project-written, {HELD_OUT.name}): {held_out['summary']}")

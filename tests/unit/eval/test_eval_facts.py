@@ -1,5 +1,5 @@
 """`weaverbird eval facts`' TAT-QA arithmetic check on a project-written table: a right, a wrong and a passed-on
-question are counted as such, for the row reader alone and as served (router, then the table path)."""
+question are counted as such, for the row reader alone and as routed (router, then the table path)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_right_wrong_and_passed_on_are_counted(tmp_path: Path) -> None:
         "right": 2,
         "wrong": 1,
         "passed_on": 1,
-        "served_answered": 2,
-        "served_right": 1,
-        "served_wrong": 1,
+        "routed_answered": 2,
+        "routed_right": 1,
+        "routed_wrong": 1,
     }

@@ -6,6 +6,7 @@ import pytest
 from weaverbird_common.docs.documents import Document, Page
 from weaverbird_common.facts.extract import extract_facts
 from weaverbird_common.facts.label_question import answer_row
+from weaverbird_common.facts.markdown_tables import has_table
 from weaverbird_common.facts.model import Fact
 
 
@@ -379,3 +380,20 @@ def test_a_total_not_printed_is_not_a_part_row(question: str, expected: float | 
 )
 def test_table_row_reading_rules(table: str, question: str, expected: float | None) -> None:
     _assert_reads(table, question, expected)
+
+
+def test_pipe_lines_without_a_separator_row_are_the_same_table() -> None:
+    # Tables written out of a spreadsheet or an extraction tool: no "|---|" row, no outer pipes.
+    plain = "\n".join(
+        " | ".join(c.strip() for c in line.strip("|").split("|")) if line.startswith("|") else line
+        for line in TABLE.splitlines()
+        if not line.startswith("|---")
+    )
+    assert plain.splitlines()[2] == " | 2019 | 2018 | 2017"  # the empty first cell of the header
+    as_markdown = [(f.label, f.period, f.value) for f in _facts_of(TABLE)]
+    assert [(f.label, f.period, f.value) for f in _facts_of(plain)] == as_markdown
+    _assert_reads(plain, "What is the change in Hindi films from 2018 to 2019?", -3)
+    # One line with a pipe, or lines of different widths, are not a table.
+    assert not has_table("Revenue | the year's total\nwas 1,200 in 2019 and 1,000 in 2018.")
+    assert not has_table("a | b\nc | d | e")
+    assert has_table(plain) and has_table(TABLE)

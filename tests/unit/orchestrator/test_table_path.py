@@ -103,7 +103,8 @@ class TablePeers(FakePeers):
 
 
 async def _ask(peers: TablePeers, question: str, task: Task = Task.CALCULATION, **fields: object) -> list[object]:
-    params = given_params(question, **{"top_k": 2, "threshold": 0.1, "task": task, **fields})
+    options = {"top_k": 2, "threshold": 0.1, "task": task, "filters": {"company": "HARROW_MILLS"}, **fields}
+    params = given_params(question, **options)
     return [event async for event in QuestionFlow(peers, fake_settings(few_shot_examples=0)).ask(params)]
 
 
@@ -143,3 +144,12 @@ async def test_a_question_the_kb_does_not_cover_is_not_answered_from_its_tables(
         peers, "What is the percentage change in the total dividends paid from 2018 to 2019?", threshold=0.95
     )
     assert "9.73" not in _text(events)
+
+
+async def test_a_question_naming_no_company_is_not_answered_from_a_table() -> None:
+    # Without a company the top passages may be any report's table with the same row names.
+    peers = TablePeers([_passage()])
+    events = await _ask(
+        peers, "What is the percentage change in the total dividends paid from 2018 to 2019?", filters={}
+    )
+    assert "9.73" not in _text(events) and len(peers.generated_from) >= 1

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from weaverbird_common.docs.documents import Document
-from weaverbird_common.facts.markdown_tables import read_markdown_rows
+from weaverbird_common.facts.markdown_tables import has_table, read_markdown_rows
 from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.rows import Row
 from weaverbird_common.facts.text_tables import PageState, read_rows
@@ -69,7 +69,7 @@ def extract_facts(document: Document) -> list[Fact]:
     facts: list[Fact] = []
     state = PageState()
     for page in document.pages:
-        if "|" in page.text and "---" in page.text:
+        if has_table(page.text):
             rows = read_markdown_rows(page.text, document.year)
         else:
             rows, state = read_rows(page.text, state)

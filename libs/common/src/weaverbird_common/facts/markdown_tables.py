@@ -24,7 +24,10 @@ def _split(line: str) -> list[str]:
 
 
 def _tables(text: str) -> Iterator[tuple[str, list[list[str]]]]:
-    """(text before the table, rows of cells) for every pipe table."""
+    """(text before the table, rows of cells) for every pipe table: Markdown's (a header, then a separator
+    row), and plain pipe-separated lines with no separator ("Net sales | 1,200 | 1,000", as tables are
+    often written out of a spreadsheet or an extraction tool): two or more lines in a row with the same
+    number of cells, the first its header."""
     lines = text.splitlines()
     i = 0
     while i < len(lines):
@@ -36,8 +39,37 @@ def _tables(text: str) -> Iterator[tuple[str, list[list[str]]]]:
                 block.append(_split(lines[i]))
                 i += 1
             yield "\n".join(lines[max(0, start - 6) : start]), block
+        elif (width := _plain_width(lines[i])) and i + 1 < len(lines) and _plain_width(lines[i + 1]) == width:
+            start = i
+            block = []
+            while i < len(lines) and _plain_width(lines[i]) == width:
+                block.append(_plain_cells(lines[i]))
+                i += 1
+            yield "\n".join(lines[max(0, start - 6) : start]), block
         else:
             i += 1
+
+
+def has_table(text: str) -> bool:
+    """Whether `text` holds a pipe table of either form (_tables)."""
+    return "|" in text and next(_tables(text), None) is not None
+
+
+def _plain_cells(line: str) -> list[str]:
+    """The cells of a pipe-separated line: between outer pipes when it has both, else every piece (a
+    leading pipe then stands after an empty first cell: " | 2019 | 2018" is a header over the labels)."""
+    text = line.strip()
+    if len(text) > 1 and text.startswith("|") and text.endswith("|"):
+        return _split(text)
+    return [c.strip() for c in text.split("|")]
+
+
+def _plain_width(line: str) -> int:
+    """Cells of a pipe-separated line that is not a separator row (0: not such a line)."""
+    if "|" not in line or _SEPARATOR.match(line.strip()):
+        return 0
+    cells = _plain_cells(line)
+    return len(cells) if len(cells) >= 2 else 0
 
 
 def _value(cell: str) -> tuple[float, bool] | None:

@@ -153,3 +153,11 @@ async def test_a_question_naming_no_company_is_not_answered_from_a_table() -> No
         peers, "What is the percentage change in the total dividends paid from 2018 to 2019?", filters={}
     )
     assert "9.73" not in _text(events) and len(peers.generated_from) >= 1
+
+
+def test_text_extracted_from_a_pdf_is_not_read_as_a_table() -> None:
+    # pypdf lines: the reader would have to guess the columns; only pipe tables are read.
+    pdf_text = "Dividends and receivables\n(in thousands) 2019 2018\nDividends paid 28,128 25,633\n"
+    question = "What is the percentage change in the total dividends paid from 2018 to 2019?"
+    assert table_path.answer_from_tables(question, [_passage(pdf_text)], "en") is None
+    assert table_path.answer_from_tables(question, [_passage()], "en") is not None

@@ -382,6 +382,23 @@ def test_settings_refuse_a_fractional_dbsf_weight_at_start_up() -> None:
     assert float(RetrieverSettings().lexical_weight).is_integer()
 
 
+def _catalog_over(store: VectorStore, field: str, chunks: list[tuple[str, str]]) -> dict:
+    """The catalog's companies after upserting one chunk per (company, value of `field`; "" leaves it out)."""
+    vectors = random_vectors(len(chunks))
+    store.upsert(
+        [
+            ChunkRecord(
+                point_id(f"{field}-{i}", 0),
+                vectors[i],
+                f"{company} results.",
+                {"company": company, **({field: value} if value else {})},
+            )
+            for i, (company, value) in enumerate(chunks)
+        ]
+    )
+    return {c.company: c for c in read_catalog(store, 100).companies}
+
+
 def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_dated(store: VectorStore) -> None:
     # What the KB can know about a company ends at its newest document, unless some page carries no
     # date (it may be about anything later); a date that is not ISO counts as none.
@@ -394,19 +411,7 @@ def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_
         ("STRATUS", "2023-01-10"),
         ("STRATUS", "last Tuesday"),
     ]
-    vectors = random_vectors(len(chunks))
-    store.upsert(
-        [
-            ChunkRecord(
-                point_id(f"dated-{i}", 0),
-                vectors[i],
-                f"{company} results.",
-                {"company": company, **({"published_date": day} if day else {})},
-            )
-            for i, (company, day) in enumerate(chunks)
-        ]
-    )
-    by_company = {c.company: c for c in read_catalog(store, 100).companies}
+    by_company = _catalog_over(store, "published_date", chunks)
     assert by_company["CIRRUS"].latest_date == "2023-05-05"
     assert by_company["NIMBUS"].latest_date == ""
     assert by_company["STRATUS"].latest_date == ""
@@ -416,19 +421,7 @@ def test_catalog_gives_a_companys_newest_document_date_only_when_every_chunk_is_
 def test_catalog_lists_each_companys_document_kinds_with_their_chunks(store: VectorStore) -> None:
     # The orchestrator trusts a company's kinds only when they account for all its chunks.
     chunks = [("CIRRUS", "10K"), ("CIRRUS", "10K"), ("CIRRUS", "10Q"), ("NIMBUS", "EARNINGS"), ("NIMBUS", "")]
-    vectors = random_vectors(len(chunks))
-    store.upsert(
-        [
-            ChunkRecord(
-                point_id(f"kind-{i}", 0),
-                vectors[i],
-                f"{company} results.",
-                {"company": company, **({"doc_type": kind} if kind else {})},
-            )
-            for i, (company, kind) in enumerate(chunks)
-        ]
-    )
-    by_company = {c.company: c for c in read_catalog(store, 100).companies}
+    by_company = _catalog_over(store, "doc_type", chunks)
     assert {k.value: k.chunks for k in by_company["CIRRUS"].doc_types} == {"10K": 2, "10Q": 1}
     nimbus = by_company["NIMBUS"]
     assert {k.value: k.chunks for k in nimbus.doc_types} == {"EARNINGS": 1} and nimbus.chunks == 2

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from weaverbird_common.docs.documents import Document, Page
-from weaverbird_common.facts.answer import FactAnswer, amount_text
+from weaverbird_common.facts.answer import LINE_WORDS, FactAnswer, amount_text
 from weaverbird_common.facts.extract import extract_facts
 from weaverbird_common.facts.label_question import RowAnswer, answer_row
 from weaverbird_common.facts.markdown_tables import has_table
@@ -50,10 +50,6 @@ _OPS = {
         "average": "{}平均值",
         "sum": "{}合计",
     },
-}
-_WORDS = {
-    "en": {"formula": "Formula: ", "figures": "Figures: "},
-    "zh": {"formula": "公式：", "figures": "数据："},
 }
 
 
@@ -153,7 +149,7 @@ def _formula(row: RowAnswer) -> str:
 
 
 def _answer(row: RowAnswer, language: str) -> FactAnswer:
-    words = _WORDS["zh" if language == "zh" else "en"]
+    words = LINE_WORDS["zh" if language == "zh" else "en"]
     like = row.used[0]
     unit = row.unit if row.unit in _PLAIN_UNITS else like.unit
     shown = _shown(row.value, unit, like)

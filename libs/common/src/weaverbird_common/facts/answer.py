@@ -86,7 +86,8 @@ def _sum_of_parts(facts: Sequence[Fact], concept: str, year: int, quarter: int) 
     return replace(base, concept=concept, label=" + ".join(f.label for f in present), value=total / scale)
 
 
-_WORDS = {"en": {"formula": "Formula: ", "figures": "Figures: "}, "zh": {"formula": "公式：", "figures": "数据："}}
+# The words before a computed answer's formula and figures lines (the table path writes them too).
+LINE_WORDS = {"en": {"formula": "Formula: ", "figures": "Figures: "}, "zh": {"formula": "公式：", "figures": "数据："}}
 
 
 class _Lookup:
@@ -231,7 +232,7 @@ def _steady_answer(q: FigureQuestion, facts: Sequence[Fact], cite: Cite, languag
         lead = f"{yes_no}{name} moved by at most {most} from one year to the next{bound}: {'; '.join(shown)}"
         lead += f" {_cites(used, cite)}."
     formula = per_year[-1].formula
-    words = _WORDS["zh" if zh else "en"]
+    words = LINE_WORDS["zh" if zh else "en"]
     figures = "; ".join(f"{f.label} ({f.period.label()}) {amount_text(f.amount, f)} [{cite(f)}]" for f in used)
     steps = tuple(step for a in per_year for step in a.steps)
     formula_line = [f"{words['formula']}{formula}"] if q.metric is not None else []
@@ -315,7 +316,7 @@ def _metric_answer(
     if unit == "currency" and used:
         shown = asked_amount(value, used[0], q.scale, language)
     period = f"Q{q.quarter} {years}" if q.quarter else f"FY{years}"
-    words = _WORDS["zh" if zh else "en"]
+    words = LINE_WORDS["zh" if zh else "en"]
     if zh:
         lines = [f"{name}（{period}）：{shown} {_cites(used, cite)}。"]
     else:

@@ -397,3 +397,34 @@ def test_pipe_lines_without_a_separator_row_are_the_same_table() -> None:
     assert not has_table("Revenue | the year's total\nwas 1,200 in 2019 and 1,000 in 2018.")
     assert not has_table("a | b\nc | d | e")
     assert has_table(plain) and has_table(TABLE)
+
+
+AGEING = """Trade receivables by age
+
+| 30 June 2019 | Current | 0 to 30 days past due | More than 30 days past due | Total |
+|---|---|---|---|---|
+|  | $'000 | $'000 | $'000 | $'000 |
+| Gross carrying amount | 23,762 | 2,068 | 2,490 | 28,320 |
+| Net receivables | 23,524 | 1,965 | 2,090 | 27,579 |
+"""
+
+
+def test_a_table_whose_columns_are_categories_is_read_cell_by_cell() -> None:
+    facts = extract_facts(Document("d", "Tables", "tables.md", [Page(None, AGEING)], "en", "", None, None, ""))
+    by_label = {f.label: f for f in facts}
+    current = by_label["Current Net receivables"]
+    assert (current.value, current.period.fiscal_year, current.concept) == (23524, 2019, "")  # no line item
+    assert by_label["Total Net receivables"].value == 27579
+    # A share named with no year is of the table's (latest) period.
+    _assert_reads(AGEING, "How much was the percentage of current net receivables out of total net receivables?",
+                  23524 / 27579 * 100)  # fmt: skip
+    difference = "What was the difference between total net receivables and current net receivables?"
+    _assert_reads(AGEING, difference, 27579 - 23524)
+    # No date anywhere: the period is unknown (0), the cells are still read.
+    undated = AGEING.replace("30 June 2019", "Days past due")
+    _assert_reads(undated, difference, 27579 - 23524)
+
+
+def test_columns_that_look_like_unread_periods_are_not_categories() -> None:
+    table = "| | F19 | F18 (3) |\n|---|---|---|\n| ROFE (%) | 15.2 | 17.1 |\n| Sales | 8,657 | 8,244 |\n"
+    assert _facts_of(table) == []

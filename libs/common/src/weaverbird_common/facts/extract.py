@@ -37,7 +37,7 @@ def facts_from_rows(rows: Iterable[Row], document: Document, page: int | None) -
     facts: list[Fact] = []
     for row in rows:
         unit, scale = _unit(row)
-        concept = concept_for_label(row.label) or ""
+        concept = "" if row.category else concept_for_label(row.label) or ""
         for period, value in zip(row.table.columns, row.values, strict=False):
             facts.append(
                 Fact(

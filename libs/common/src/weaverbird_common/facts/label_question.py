@@ -216,13 +216,14 @@ def _fact_of(key: RowKey, facts: Sequence[Fact]) -> Fact:
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
-    """ "ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year. A
+    """ "ratio of A to B", "A as a percentage of B", "percentage of B made up of A": A / B in one year (the
+    latest the table holds when none is named). A
     part that names two rows ("the sum of A and B", "land and leasehold improvements") is their sum."""
     plain = _IN_PERCENT.sub("", question)  # "proportion (in percentage) of": the unit, not the words
     ratio = _RATIO.search(plain)
     share = None if ratio else _SHARE.search(plain)
-    if not (ratio or share) or len(years) != 1:
-        return None
+    if not (ratio or share) or len(years) > 1:
+        return None  # no year named: the table's latest period, as for a pair of rows
     match = ratio or share
     assert match is not None
     groups = {k: v for k, v in match.groupdict().items() if v}
@@ -230,7 +231,7 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     whole = groups.get("b") or groups.get("b2") or groups.get("b3") or groups.get("b4")
     if not part or not whole:
         return None
-    in_year = [f for f in facts if f.period.fiscal_year == years[0]]
+    in_year = _in_year(facts, years)
     a_key, b_key = best_label(part, in_year), best_label(whole, in_year)
     if a_key is None or b_key is None or a_key == b_key:
         return None
@@ -467,7 +468,7 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
         return metric
     if (over_years := _year_ratio(question, facts)) is not None:
         return over_years
-    if years and (two := _two_rows(question, facts, years)) is not None:
+    if (two := _two_rows(question, facts, years)) is not None:
         return two
     if (two_rows := _average_of_two(question, facts, years)) is not None:
         return two_rows

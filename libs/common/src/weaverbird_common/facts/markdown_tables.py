@@ -112,7 +112,10 @@ def read_markdown_rows(text: str, default_year: int | None) -> list[Row]:
         if any(header_periods):
             rows.extend(_across(block, header_periods, title, kind, caption, before))
         else:
-            rows.extend(_down(block, title, kind, caption, before, default_year))
+            rows.extend(
+                _down(block, title, kind, caption, before, default_year)
+                or _categories(block, title, kind, caption, before, default_year)
+            )
     return rows
 
 
@@ -167,4 +170,42 @@ def _down(block, title, kind, caption, before, default_year) -> list[Row]:
             currency = units.currency_in(header[col] + " " + before)
             ctx = _context(title, kind, period, _column_scale(header[col], caption), currency)
             out.append(Row(label, "", (parsed[0],), parsed[1], ctx))
+    return out
+
+
+# A year written in a form period_in_cell does not read: "F19", "FY 18", "2019".
+_YEARISH = re.compile(r"\b(?:FY?\s?'?\d{2}|(?:19|20)\d{2})\b", re.IGNORECASE)
+
+
+def _categories(block, title, kind, caption, before, default_year) -> list[Row]:
+    """A table whose columns are categories, not periods ("| 30 June 2019 | Current | 0 to 30 days past due |
+    ... | Total |"): each cell a row of its own named by the column and the row ("Current Net receivables"),
+    for the one period the table is of (its corner cell, else the caption above it, else the document's
+    year, else fiscal year 0: unknown)."""
+    header = block[0]
+    period = period_in_cell(header[0], kind, None) if header[0] else None
+    for line in reversed(before.splitlines()):
+        if period is None and line.strip():
+            period = period_in_cell(line, kind, None)
+    if period is None:
+        # A schedule that names no date (an ageing of receivables): the document's year, else unknown (0).
+        period = Period(default_year or 0, 0 if kind == "balance" else 12)
+    columns = [strip_period(h) or h for h in header]
+    if sum(1 for c in columns[1:] if c) < 2 or any(_YEARISH.search(h) for h in header[1:]):
+        return []  # a column that looks like a period the reader could not read ("F19") is no category
+    out: list[Row] = []
+    for cells_ in block[1:]:
+        raw_label, _ = tidy_label(cells_[0].replace("**", ""))
+        if not raw_label:
+            continue
+        for col in range(1, min(len(header), len(cells_))):
+            parsed = _value(cells_[col])
+            if parsed is None or not columns[col]:
+                continue
+            label = f"{columns[col]} {raw_label}"
+            if not plausible_label(label):
+                continue
+            currency = units.currency_in(header[col] + " " + before) or units.currency_in(cells_[col])
+            ctx = _context(title, kind, period, _column_scale(header[col], caption), currency)
+            out.append(Row(label, "", (parsed[0],), parsed[1], ctx, category=True))
     return out

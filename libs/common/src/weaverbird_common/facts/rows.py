@@ -30,6 +30,9 @@ class Row:
     values: tuple[float, ...]
     percent: bool
     table: TableContext
+    # A cell of a table whose columns are categories, not periods ("Current", "0 to 30 days past due"):
+    # its label names the column too, and it stands for no statement line item (no concept).
+    category: bool = False
 
 
 _NOTE_REF = re.compile(r"\s*\((?:see )?notes? \d+[a-z]?(?:(?:,| and) \d+[a-z]?)*\)", re.IGNORECASE)

@@ -21,6 +21,7 @@ from weaverbird_common.doc_kinds import asked_kinds, missing_kind
         # No kind named; "$10K" is ten thousand dollars, not a form.
         ("What was Netflix's total revenue in 2017?", []),
         ("Which products cost more than $10K per unit?", []),
+        ("青松新能源2023年报告期内的营业收入是多少？", []),  # 2023年 + 报告期 (the reporting period)
     ],
 )
 def test_asked_kinds(question: str, shown: list[str]) -> None:

@@ -21,9 +21,10 @@ _KINDS: tuple[tuple[re.Pattern[str], str, frozenset[str]], ...] = (
     (re.compile(r"\b(?:form\s+)?8-?K\b", re.I), "8-K", frozenset({"8K", "EARNINGS"})),
     (re.compile(r"\bearnings\s+(?:release|report)\b|\bpress\s+release\b", re.I), "earnings release",
      frozenset({"EARNINGS", "8K"})),
-    (re.compile(r"半年度报告|中期报告|半年报"), "半年度报告", frozenset({"INTERIM_REPORT"})),
-    (re.compile(r"(?<!半)年度报告|(?<!半)年报"), "年度报告", _ANNUAL),
-    (re.compile(r"季度报告|季报"), "季度报告", _QUARTERLY),
+    # "年报" but not "2023年报告期" (the year, then 报告期: the reporting period).
+    (re.compile(r"半年度报告|中期报告|半年报(?!告)"), "半年度报告", frozenset({"INTERIM_REPORT"})),
+    (re.compile(r"(?<!半)年度报告|(?<!半)年报(?!告)"), "年度报告", _ANNUAL),
+    (re.compile(r"季度报告|季报(?!告)"), "季度报告", _QUARTERLY),
 )  # fmt: skip
 
 

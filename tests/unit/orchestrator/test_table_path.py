@@ -161,3 +161,15 @@ def test_text_extracted_from_a_pdf_is_not_read_as_a_table() -> None:
     question = "What is the percentage change in the total dividends paid from 2018 to 2019?"
     assert table_path.answer_from_tables(question, [_passage(pdf_text)], "en") is None
     assert table_path.answer_from_tables(question, [_passage()], "en") is not None
+
+
+def test_a_schedule_that_names_no_date_is_answered_without_a_period() -> None:
+    table = (
+        "| Days past due | Current | 1-90 days | Total |\n|---|---|---|---|\n"
+        "| Net receivables | 23,524 | 1,965 | 27,579 |\n"
+    )
+    question = "What was the difference between total net receivables and current net receivables?"
+    reply = table_path.answer_from_tables(question, [_passage(table)], "en")
+    assert reply is not None and reply.answer.value == pytest.approx(27579 - 23524)
+    assert reply.text.splitlines()[0] == "Total Net receivables - Current Net receivables: 4,055 [1]."
+    assert "FY0" not in reply.text and "(date not stated)" in reply.text

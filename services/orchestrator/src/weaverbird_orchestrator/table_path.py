@@ -122,7 +122,7 @@ def _shown(value: float, unit: str, like: Fact) -> str:
 
 
 def _formula(row: RowAnswer) -> str:
-    """The operation over the figures, each shown with its period: "(B - A) / A", "(A + B) / 2"."""
+    """The operation over the figures as printed: "(28,128 - 25,633) / 25,633 x 100", "(62 + 73) / 2"."""
     names = [f"{f.value:,.2f}".rstrip("0").rstrip(".") for f in row.used]
     if row.op in ("change", "pct_change") and len(names) == 4:
         # The move between two years' average balances (each the mean of a year and the one before).
@@ -154,7 +154,9 @@ def _answer(row: RowAnswer, language: str) -> FactAnswer:
     unit = row.unit if row.unit in _PLAIN_UNITS else like.unit
     shown = _shown(row.value, unit, like)
     zh = language == "zh"
-    periods = sorted({f.period for f in row.used}, key=lambda p: (p.fiscal_year, p.end or "", p.months))
+    # A schedule that names no date has period 0: nothing to show.
+    dated = {f.period for f in row.used if f.period.fiscal_year}
+    periods = sorted(dated, key=lambda p: (p.fiscal_year, p.end or "", p.months))
     joined = " -> " if row.op in ("change", "pct_change", "decrease") else ", "
     when = f" ({joined.join(dict.fromkeys(p.label() for p in periods))})" if periods else ""
     name = _OPS["zh" if zh else "en"].get(row.op, "{}").format(row.label)

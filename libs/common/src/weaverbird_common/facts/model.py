@@ -20,7 +20,10 @@ class Period:
     end: str = ""
 
     def label(self) -> str:
-        """How the period is shown to a reader: FY2017, Q3 2024, 9M 2024, as of 2019-05-31."""
+        """How the period is shown to a reader: FY2017, Q3 2024, 9M 2024, as of 2019-05-31 ("date not
+        stated" for a schedule that names none: fiscal year 0)."""
+        if not self.fiscal_year and not self.end:
+            return "date not stated"
         if self.months == 0:
             return f"as of {self.end}" if self.end else f"FY{self.fiscal_year} year end"
         if self.months == 3 and self.quarter:

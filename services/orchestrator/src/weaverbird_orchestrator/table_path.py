@@ -17,11 +17,11 @@ import logging
 import re
 from collections.abc import Sequence
 
-from weaverbird_common.docs.documents import Document, Page
+from weaverbird_common.docs.documents import Document
 from weaverbird_common.facts.answer import LINE_WORDS, FactAnswer, amount_text
-from weaverbird_common.facts.extract import extract_facts
+from weaverbird_common.facts.extract import facts_from_rows
 from weaverbird_common.facts.label_question import RowAnswer, answer_row
-from weaverbird_common.facts.markdown_tables import has_table
+from weaverbird_common.facts.markdown_tables import read_markdown_rows
 from weaverbird_common.facts.model import Fact
 
 from weaverbird_orchestrator.domain import Passage
@@ -92,17 +92,14 @@ def _combines(row: RowAnswer) -> bool:
 
 
 def _facts(passage: Passage, language: str) -> list[Fact]:
-    """The rows of the passage's pipe table (Markdown, an HTML page's table) as facts, read as the ingester
-    reads a page. Text extracted from a PDF is not read: there a table's columns are guessed from loose
+    """The rows of the passage's pipe tables (Markdown, an HTML page's table) as facts, as the ingester reads
+    such a page. Text extracted from a PDF is not read: there a table's columns are guessed from loose
     lines, and over FinanceBench's 10-K pages the reader chose a wrong row in each of the three questions it
     answered (a store count read from "Best Buy Mobile", a percent change of 3,226,673 %)."""
-    if not has_table(passage.text):
-        return []
     text = f"{passage.heading}\n{passage.text}" if passage.heading else passage.text
-    page = Page(passage.page or None, text)
-    document = Document(passage.document_id, passage.title, passage.source, [page], language, "", None, None, "")
+    document = Document(passage.document_id, passage.title, passage.source, [], language, "", None, None, "")
     try:
-        return extract_facts(document)
+        return facts_from_rows(read_markdown_rows(text, None), document, passage.page or None)
     except Exception as exc:  # a table the reader cannot read leaves the question to the model
         log.warning("table path could not read %s: %s: %s", passage.id, type(exc).__name__, exc)
         return []

@@ -312,9 +312,10 @@ def _metric_answer(
     zh = language == "zh"
     name = _metric_name(metric, zh)
     unit = "percentage points" if q.aggregate == "change" and metric.unit == "percent" else metric.unit
-    shown = _metric_value(value, unit, used[0] if used else None)
     if unit == "currency" and used:
         shown = asked_amount(value, used[0], q.scale, language)
+    else:
+        shown = _metric_value(value, unit, used[0] if used else None)
     period = f"Q{q.quarter} {years}" if q.quarter else f"FY{years}"
     words = LINE_WORDS["zh" if zh else "en"]
     if zh:

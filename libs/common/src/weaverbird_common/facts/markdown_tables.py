@@ -183,10 +183,8 @@ def _categories(block, title, kind, caption, before, default_year) -> list[Row]:
     for the one period the table is of (its corner cell, else the caption above it, else the document's
     year, else fiscal year 0: unknown)."""
     header = block[0]
-    period = period_in_cell(header[0], kind, None) if header[0] else None
-    for line in reversed(before.splitlines()):
-        if period is None and line.strip():
-            period = period_in_cell(line, kind, None)
+    named = (period_in_cell(cell, kind, None) for cell in [header[0], *reversed(before.splitlines())] if cell.strip())
+    period = next((p for p in named if p is not None), None)
     if period is None:
         # A schedule that names no date (an ageing of receivables): the document's year, else unknown (0).
         period = Period(default_year or 0, 0 if kind == "balance" else 12)

@@ -189,7 +189,7 @@ class QuestionFlow:
         KB covers the question (a route to the web or a refusal keeps its own path) and its search was
         narrowed to the company the question names: without one, the top passages hold other reports' rows
         of the same names (over TAT-QA's 1,644 chunks the reader then answered 115 of 200 questions, 71 of
-        them wrong, docs/results/facts.md)."""
+        them wrong, docs/experiments.md)."""
         decision = retrieval.decision
         if not params.facts or params.task not in (Task.LOOKUP, Task.CALCULATION):
             return None

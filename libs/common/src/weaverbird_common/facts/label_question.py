@@ -3,7 +3,7 @@
 Not every table holds standard line items ("Regional films (excluding Tamil films)", "Shares used in
 diluted computation"). A question that names such a row and one or more of its periods is answered from
 the row: its value, the change or percentage change between two periods, or the average over them. The
-row is the one whose label's words the question holds best (all of its words, else most of them), read
+row is the one whose label's words the question holds best (row_names: all of its words, else most), read
 with the heading it sits under and its defined short name; no model, and nothing when no row is named
 clearly. Columns are named by year (a split year "2018/2019" is one), or by closing date when a year holds
 several. Two rows combine as a sum, difference, mean or share; a standard metric the table does not print
@@ -14,14 +14,14 @@ a share's move asked of a table with no percent.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from weaverbird_common.facts.cell_periods import period_in_cell
-from weaverbird_common.facts.model import Fact, Period
+from weaverbird_common.facts.model import Fact
 from weaverbird_common.facts.question import years_in
+from weaverbird_common.facts.row_names import RowKey, best_label, label_words, row_key, with_headings
 from weaverbird_common.finance.metrics import compute, metrics_in_text
 
 # A relative move; "percentage difference" between two periods is one too. An "absolute percentage change"
@@ -39,7 +39,6 @@ _CHANGE = re.compile(f"{_CHANGE_WORD.pattern}|{_DIFFERENCE.pattern}", re.IGNOREC
 _AVERAGE = re.compile(
     r"(?<!weighted )(?<!weighted-)(?<!change in the )(?<!change in )\baverage\b|\bmean\b", re.IGNORECASE
 )
-_OPENING = re.compile(r"\b(?:beginning|opening|start)\b", re.IGNORECASE)
 _DECREASE = re.compile(
     r"\b(?:decrease|decline|fall|drop)(?:d|s)? by\b|\bhow much (?:did|has|have) .+? (?:decrease|decline|fall|drop)\b",
     re.IGNORECASE,
@@ -71,55 +70,9 @@ _PAIR = re.compile(
     rf"|(?:what (?:is|was|were) (?:the )?)(?P<c>.+? and .+?) combined{_END}",
     re.IGNORECASE,
 )
-_STOP = set(
-    "the a an of in for and or to from between what was were is are how much many did does do by on at as its it "
-    "their this that these those year years fiscal fy total change percentage percent average value amount "
-    "difference increase decrease growth rate respectively which when with ended ending during than more less "
-    "company group million thousand billion".split()
-)
 
 
 K = TypeVar("K", int, str)  # a column: its fiscal year, or its closing date
-
-# A row is named by its label and the heading it sits under ("Granted" under "PSUs" and under "RSUs").
-RowKey = tuple[str, str]
-
-
-def _key(fact: Fact) -> RowKey:
-    return fact.label, fact.extra.get("section", "")
-
-
-def _with_headings(facts: Sequence[Fact]) -> list[Fact]:
-    """Facts whose section is kept only where it is a heading over some rows of its table ("PSUs" over
-    "Granted"): one held in two or more columns by some, not all, of their figures. A section found in
-    one column only, or on every figure of its columns, is those columns' header words ("December 27,")."""
-    in_column: Counter[tuple[str, Period]] = Counter()
-    under: dict[tuple[str, str], Counter[Period]] = {}
-    for fact in facts:
-        in_column[(fact.table, fact.period)] += 1
-        under.setdefault((fact.table, fact.extra.get("section", "")), Counter())[fact.period] += 1
-    headings = {
-        key
-        for key, columns in under.items()
-        if key[1] and len(columns) >= 2 and any(n < in_column[(key[0], p)] for p, n in columns.items())
-    }
-    return [f if (f.table, f.extra.get("section", "")) in headings else replace(f, extra={}) for f in facts]
-
-
-def _aside_free(label: str) -> str:
-    """The label without its asides in parentheses, nested ones too ("Additions (Note (a))" -> "Additions")."""
-    while (bare := re.sub(r"\([^()]*\)", " ", label)) != label:
-        label = bare
-    return label
-
-
-_SHORT_NAME = re.compile(r"\(\s*(?:the\s+)?[“\"]([^”\"]+)[”\"]\s*\)")
-# Period words that name a column, not a row: "2018 year end", "at the end of 2019".
-_PERIOD_WORDS = re.compile(
-    r"(?<=\d{4}) year[- ]end\b|\b(?:at |as at |as of )?(?:the )?end of (?:the )?(?:fiscal )?(?:year )?"
-    r"(?=(?:fy\s*)?(?:19|20)\d{2})",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -129,64 +82,6 @@ class RowAnswer:
     op: str
     used: tuple[Fact, ...]
     label: str
-
-
-def _words(text: str) -> list[str]:
-    out = []
-    for w in re.findall(r"[a-z][a-z&'-]*", text.lower()):
-        w = w.strip("'-")
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        if w and w not in _STOP:
-            out.append(w)
-    return out
-
-
-def _scored(question: str, facts: Sequence[Fact]) -> tuple[tuple[float, int, bool, float], RowKey] | None:
-    """The row the question names, with its score: the largest share of the label's words found in the
-    question (at least half, and at least one word), then more words found (the heading's count too), then
-    the label the question's "total" names, then the label named with fewest words left over."""
-    asked = set(_words(_PERIOD_WORDS.sub(" ", question)))
-    says_total = bool(re.search(r"\btotal\b", question, re.IGNORECASE))
-    opening_asked = bool(_OPENING.search(question))
-    best: tuple[tuple[float, int, bool, float], RowKey] | None = None
-    for key in dict.fromkeys(_key(f) for f in facts):
-        label, section = key
-        words = set(_words(label))
-        if not words:
-            continue
-        # An aside in parentheses ("Free Cash Flow (non-U.S. GAAP measure)", "Cash (1)") is not what is named.
-        plain = set(_words(_aside_free(label))) or words
-        # The heading's words name the row too ("PSUs" + "Granted"), but need not be asked ("Wages").
-        full = words | set(_words(section))
-        hits = len(full & asked)
-        exact = len(words & asked) / len(words)
-        # A defined short name ("Huawei Technologies Co., Ltd. (“Huawei”)") names the row as well.
-        short = {w for m in _SHORT_NAME.finditer(label) for w in _words(m.group(1))}
-        share = max(exact, len(plain & asked) / len(plain), hits / len(full), len(short & asked) / (len(short) or 1))
-        # Of "Other operating expenses" and "Total other operating expenses", the one the question's
-        # "total" (or its absence) names.
-        agrees = label.lower().startswith("total") == says_total
-        # A roll-forward's "Goodwill, beginning of the year" is not the balance asked unless named so.
-        agrees = agrees and (opening_asked or not _OPENING.search(label))
-        score = (share, hits, agrees, exact)
-        if len(words & asked) + len(plain & asked) and share >= 0.5 and (best is None or score > best[0]):
-            best = (score, key)
-    # "total personnel expenses" in a table with one total row ("Total", "Total Fiscal 2018 Plan"): that
-    # row, unless another label is named in full ("Total emissions").
-    if says_total and (best is None or best[0][0] < 1):
-        totals = list(dict.fromkeys(_key(f) for f in facts if f.label.lower().startswith("total")))
-        if len(totals) == 1:
-            return (1.0, 1, True, 1.0), totals[0]
-        if best and "total" not in best[1][0].lower():
-            return None  # "total assets as reported" is no part-named row ("Other assets"): a total not printed
-    return best
-
-
-def best_label(question: str, facts: Sequence[Fact]) -> RowKey | None:
-    """The row (label and heading) the question names, or None."""
-    scored = _scored(question, facts)
-    return scored[1] if scored else None
 
 
 _YEAR_RATIO = re.compile(
@@ -204,7 +99,7 @@ def _year_ratio(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     key = best_label(match.group("a"), facts)
     if key is None:
         return None
-    row = _by_year([f for f in facts if _key(f) == key])
+    row = _by_year([f for f in facts if row_key(f) == key])
     a, b = row.get(int(match.group("y1"))), row.get(int(match.group("y2")))
     if a is None or b is None or b.value == 0:
         return None
@@ -212,7 +107,7 @@ def _year_ratio(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
 
 
 def _fact_of(key: RowKey, facts: Sequence[Fact]) -> Fact:
-    return next(f for f in facts if _key(f) == key)
+    return next(f for f in facts if row_key(f) == key)
 
 
 def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnswer | None:
@@ -240,8 +135,8 @@ def _two_rows(question: str, facts: Sequence[Fact], years: list[int]) -> RowAnsw
     # Two rows, when the wording sums them or the one row found is only one of them.
     if (
         both
-        and b_key not in map(_key, both)
-        and (re.match(r"(?:the )?sum of ", part, re.I) or a_key in map(_key, both))
+        and b_key not in map(row_key, both)
+        and (re.match(r"(?:the )?sum of ", part, re.I) or a_key in map(row_key, both))
     ):
         parts = both
     b = _fact_of(b_key, in_year)
@@ -262,7 +157,9 @@ def _split_two(span: str, in_year: Sequence[Fact]) -> tuple[Fact, Fact] | None:
         a_key, b_key = best_label(span[: cut.start()], in_year), best_label(span[cut.end() :], in_year)
         if a_key is None or b_key is None or a_key == b_key:
             continue
-        hits = len(set(_words(a_key[0])) & set(_words(span))) + len(set(_words(b_key[0])) & set(_words(span)))
+        hits = len(set(label_words(a_key[0])) & set(label_words(span))) + len(
+            set(label_words(b_key[0])) & set(label_words(span))
+        )
         if best is None or hits > best[0]:
             best = (hits, _fact_of(a_key, in_year), _fact_of(b_key, in_year))
     return best[1:] if best else None
@@ -461,7 +358,7 @@ def _one_year(match: re.Match[str]) -> str:
 
 
 def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
-    facts = _with_headings(facts)
+    facts = with_headings(facts)
     question = _SPLIT_YEAR.sub(_one_year, question)
     years = years_in(question)
     if (metric := _named_metric(question, facts, years)) is not None:
@@ -479,7 +376,7 @@ def answer_row(question: str, facts: Sequence[Fact]) -> RowAnswer | None:
     key = best_label(question, facts)
     if key is None:
         return None
-    row_facts = [f for f in facts if _key(f) == key]
+    row_facts = [f for f in facts if row_key(f) == key]
     if _OF_A_PERCENTAGE.search(question) and not any(
         f.unit == "percent" for f in facts if f.table == row_facts[0].table
     ):

@@ -186,3 +186,39 @@ def test_a_line_item_caption_without_figures_is_the_section_of_its_parts_not_par
 
     assert tidy_label("Net Operating Revenues") == ("Net Operating Revenues", "")
     assert tidy_label("Cash and cash equivalents") == ("Cash and cash equivalents", "")
+
+
+# A row with a blank first cell (pypdf prints it as an empty line): its two figures cannot be placed in three columns.
+BLANK_CELLS = """CONSOLIDATED STATEMENTS OF OPERATIONS
+(in millions)
+Year Ended December 31,
+2023
+2022
+2021
+INCOME FROM CONTINUING OPERATIONS
+(505)
+(955)
+149
+Gain from disposal of discontinued businesses, net of income tax expense of $0, $1, and $0, respectively
+
+4
+3
+NET INCOME (LOSS)
+(505)
+(951)
+152
+Senior notes, 1,253 shares issued
+7
+8
+9
+"""
+
+
+def test_a_row_with_blank_cells_does_not_glue_itself_to_the_next_label() -> None:
+    rows, _ = read_rows(BLANK_CELLS)
+    by_label = {r.label: r.values for r in rows}
+    assert by_label["NET INCOME (LOSS)"] == (-505.0, -951.0, 152.0)
+    # The short row is dropped (its columns are unknown), never read as three values.
+    assert not any("Gain from disposal" in label for label in by_label)
+    # One figure followed by a lower-case word stays inside its label.
+    assert by_label["Senior notes, 1,253 shares issued"] == (7.0, 8.0, 9.0)

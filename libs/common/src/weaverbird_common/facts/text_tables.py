@@ -162,8 +162,11 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
             i += 1
             continue
         n = len(table.columns)
-        if len(run) < n or _CONNECTOR.fullmatch(text[run[-1].end : runs[i + 1][0].start] if i + 1 < len(runs) else "x"):
+        after = text[run[-1].end : runs[i + 1][0].start] if i + 1 < len(runs) else "x"
+        if len(run) < n or _CONNECTOR.fullmatch(after):
             # Too few figures, or figures inside the label ("allowances - $40 and $42  1,721  2,004").
+            if _row_with_blank_cells(run, n, after):
+                pending_from = run[-1].end
             i += 1
             continue
         chunks = _unlabelled_rows(text, pending_from, run, n)
@@ -187,6 +190,17 @@ def read_rows(page_text: str, state: PageState | None = None) -> tuple[list[Row]
                 rows.append(total)
                 sums = _SectionSum(closed=True)
     return rows, PageState(table)
+
+
+def _row_with_blank_cells(run: list[_Token], n: int, after: str) -> bool:
+    """Whether a run too short for the table is a row with blank cells ("Gain from disposal ...,
+    respectively  [blank]  4  3" before "NET INCOME (LOSS)"): two or more plain figures, then a new label
+    starting with a capital. Its figures cannot be placed in their columns, so the row is dropped, but the
+    next row's label starts after it instead of gluing both labels and the figures together. Figures inside
+    a label stay in it: one figure ("1,253 shares"), a rate or a year ("5.25% Senior Notes due 2029"), or a
+    lower-case word after them."""
+    plain = all(t.year is None and not t.percent for t in run)
+    return 2 <= len(run) < n and plain and bool(re.match(r"\s*[A-Z]", after))
 
 
 def _unlabelled_rows(text: str, since: int, run: list[_Token], n: int) -> list[list[_Token]]:

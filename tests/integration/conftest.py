@@ -115,7 +115,10 @@ def default_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> It
 
 @pytest.fixture(scope="module")
 def model_stack(tmp_path_factory: pytest.TempPathFactory, demo_kb: Path) -> Iterator[LocalStack]:
-    """The same with answers from statement facts off: every question reaches the model's task steps."""
+    """The same with answers from statement facts off and the model's own calculations on (off by default):
+    every question reaches the model's task steps."""
     yield from default_model_stack(
-        tmp_path_factory.mktemp("model-stack"), demo_kb, {"ORCHESTRATOR_FACTS_ANSWERS": "false"}
+        tmp_path_factory.mktemp("model-stack"),
+        demo_kb,
+        {"ORCHESTRATOR_FACTS_ANSWERS": "false", "ORCHESTRATOR_MODEL_CALCULATIONS": "true"},
     )

@@ -11,6 +11,7 @@ from weaverbird_orchestrator.domain import GenerationDone, Passage, PromptPrepar
 from weaverbird_orchestrator.events import CitationsEvent, DoneEvent, TokenEvent
 from weaverbird_orchestrator.flow import QuestionFlow
 from weaverbird_orchestrator.tasks.calculation import FigureReader, compute
+from weaverbird_orchestrator.tasks.runner import NOT_COMPUTED
 
 PASSAGES = [
     "Revenue: USD 1,284.6 million, up 16.5% from USD 1,102.9 million in fiscal 2023. Gross margin 41.2%.",
@@ -92,9 +93,15 @@ class ScriptedPeers(FakePeers):
         self.figures_finished = True
 
 
-async def _ask(peers: ScriptedPeers, question: str = "How much did revenue grow from 2023 to 2024?") -> list[object]:
+async def _ask(
+    peers: ScriptedPeers,
+    question: str = "How much did revenue grow from 2023 to 2024?",
+    *,
+    model_calculations: bool = True,
+) -> list[object]:
     params = given_params(question, top_k=2, threshold=0.1, task=Task.CALCULATION)
-    return [event async for event in QuestionFlow(peers, fake_settings(few_shot_examples=0)).ask(params)]
+    settings = fake_settings(few_shot_examples=0, model_calculations=model_calculations)
+    return [event async for event in QuestionFlow(peers, settings).ask(params)]
 
 
 def _text(events: list[object]) -> str:
@@ -110,6 +117,19 @@ async def test_figures_stream_before_the_result_and_the_answer_reads_as_before()
     done = events[-1]
     assert isinstance(done, DoneEvent) and done.answer_check == "supported"
     assert done.decision.timings.first_token_ms > 0
+
+
+async def test_with_model_calculations_off_the_passages_stated_figures_answer_and_nothing_is_computed() -> None:
+    assert fake_settings().model_calculations is False  # the default
+    peers = ScriptedPeers(GOOD, "Revenue was USD 1,284.6 million [1].")
+    events = await _ask(peers, model_calculations=False)
+    assert peers.calls == [""]  # no figures step: the checked lookup answer is the only model call
+    stage = next(e for e in events if isinstance(e, Stage))
+    assert stage.stage == "compute" and not stage.passed and stage.detail == NOT_COMPUTED
+    assert _text(events) == "Revenue was USD 1,284.6 million [1]."
+    done = events[-1]
+    assert isinstance(done, DoneEvent) and done.answer_check == "supported"
+    assert done.extras.calculation is None
 
 
 async def test_a_failed_calculation_keeps_its_figures_and_adds_the_checked_answer() -> None:

@@ -46,6 +46,14 @@ class OrchestratorSettings(BaseServiceSettings):
         "before any model call (fact_path.py), and a calculation from the rows of a top KB passage's table "
         "(table_path.py); off: every question goes to the passage path.",
     )
+    model_calculations: bool = Field(
+        default=False,
+        description="A calculation the statement facts and table rows cannot compute: on, the model copies "
+        "figures and a formula from the passages and code computes the result (tasks/calculation.py); off, it "
+        "is answered as a lookup of the figures the passages state, each checked, with no computed result. Off "
+        "by default: the 1.5B CPU model picks wrong rows and formulas (docs/results/answers.md); a larger "
+        "model on GPU may turn it on.",
+    )
     coverage_gate: bool = Field(
         True,
         description="Catalog gate: send a question to the web when it names a KB company for a fiscal year the KB "

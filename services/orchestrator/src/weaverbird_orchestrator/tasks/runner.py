@@ -98,6 +98,10 @@ class MeteredGenerator:
         )
 
 
+# The compute step's detail when nothing was computed (model calculations off).
+NOT_COMPUTED = "not computed: no statement facts or table rows matched; the passages' stated figures answer instead"
+
+
 class TaskRunner:
     """The non-lookup tasks over the flow's own retrieval and answer step."""
 
@@ -125,12 +129,23 @@ class TaskRunner:
 
     def run(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         if params.task is Task.CALCULATION:
-            return self._calculation(params, retrieval, start)
+            if self._s.model_calculations:
+                return self._calculation(params, retrieval, start)
+            return self._stated_figures(params, retrieval, start)
         if params.task is Task.EXTRACTION:
             return self._extraction(params, retrieval, start)
         if params.task is Task.ANALYSIS:
             return self._analysis(params, retrieval, start)
         return self._answer(params, retrieval, start)
+
+    async def _stated_figures(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
+        """A calculation neither the statement facts nor a table's rows could compute, with the model's own
+        calculations off: the compute step says so, and the passages' stated figures answer it as a lookup
+        (each checked against its passage; a result the model works out itself is in no passage and is
+        withheld), so no figure the model copied is ever combined into a result that looks computed."""
+        yield Stage("compute", 1, 0.0, NOT_COMPUTED, passed=False)
+        async for event in self._answer(params, retrieval, start):
+            yield event
 
     async def _calculation(self, params: AskParams, retrieval: Retrieval, start: float) -> AsyncIterator[AskEvent]:
         """The model copies the figures (with their passages) and a formula; code computes the result. Each

@@ -82,8 +82,10 @@ class DenseSystem:
         concepts: bool = True,
         figure_weight: float = 0.0,
         density: Callable[[str], float] | None = None,
+        model_path: str | None = None,
     ) -> None:
-        self.backend: EmbeddingBackend = build_backend(backend_name)
+        # model_path: a sentence-transformers directory (a trained encoder) for that backend.
+        self.backend: EmbeddingBackend = build_backend(backend_name, model_path)
         self.name = backend_name
         self.backend_name = backend_name  # cache key: every mode and filter setting shares embeddings
         self.filters = filters
@@ -249,8 +251,9 @@ class Bm25System:
         self._retriever = None
 
 
-def build_system(name: str) -> System:
-    """A system by name (see the module docstring)."""
+def build_system(name: str, model_path: str | None = None) -> System:
+    """A system by name (see the module docstring); `model_path` is the model directory of a
+    `sentence-transformers` backend ("served-sentence-transformers" with a trained encoder)."""
     if name == "bm25":
         return Bm25System()
     fusion: FusionKind = "dbsf"
@@ -289,8 +292,9 @@ def build_system(name: str) -> System:
             concepts=concepts,
             figure_weight=figures,
             density=density,
+            model_path=model_path,
         )
     else:
-        system = DenseSystem(name)
+        system = DenseSystem(name, model_path=model_path)
     system.name = name
     return system

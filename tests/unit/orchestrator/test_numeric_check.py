@@ -257,3 +257,15 @@ def test_digits_alone_still_match_when_the_passage_leaves_the_scale_open() -> No
     assert check_answer("Net revenue was USD 1,284.6 million [1].", ["Net revenue 1,284.6 1,102.9"]).result == (
         "supported"
     )
+
+
+def test_a_percentage_is_not_supported_by_an_amount_with_the_same_digits() -> None:
+    # A sales table in millions holds 966 and 1,119: "966%" is not a figure of it.
+    sales = "(Dollars in Millions)\nOther  U.S. 376 446  Worldwide 966 1,119 (13.6)%"
+    assert check_answer("The gross margin was 966% [1].", [sales]).unsupported == ("966%",)
+    assert check_answer("Other sales were USD 966 million [1].", [sales]).result == "supported"
+    assert check_answer("Sales fell 13.6% [1].", [sales]).result == "supported"
+    # A table that leaves its percentages bare says so in its unit; one with no unit leaves the digits open.
+    margins = "(in millions, except per share data and percentages)\nGross margin 41.3 39.8"
+    assert check_answer("Gross margin was 41.3% [1].", [margins]).result == "supported"
+    assert check_answer("Gross margin was 41.3% [1].", ["Gross margin 41.3 39.8"]).result == "supported"

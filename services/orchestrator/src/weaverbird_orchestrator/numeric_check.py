@@ -72,6 +72,10 @@ _TABLE_UNIT = re.compile(
 )
 
 
+# A table unit that leaves its percentages bare: "(in millions, except per share data and percentages)".
+_EXCEPT_PERCENT = re.compile(r"(?i:\bexcept\b[^.\n]{0,60}?(?:percent|%|ratio|margin))")
+
+
 @dataclass(frozen=True, slots=True)
 class Figure:
     """One number as written, with its magnitude without and with its scale word."""
@@ -125,12 +129,15 @@ def _find(text: str) -> list[_Found]:
         negative = bool(m.group("sign"))
         if negative and start > 0 and text[start - 1].isalnum():
             negative, start = False, start + 1  # a range or a code (2023-2024), not a minus
+        percent = bool(m.group("pct"))
         if 0 < start and text[start - 1] == "(" and text[end : end + 1] == ")" and scale == 1.0:
             negative, start, end = True, start - 1, end + 1  # accounting negative: (1,234)
+            if after := re.match(r"\s?%", text[end:]):  # a negative percentage as 10-Ks print it: (13.6)%
+                percent, end = True, end + after.end()
         raw = float(num.replace(",", ""))
         decimals = len(num.partition(".")[2])
-        plain = not (m.group("cur") or m.group("pct") or m.group("unit") or word or decimals or "," in num)
-        figure = Figure(text[start:end], -raw if negative else raw, scale, decimals, bool(m.group("pct")))
+        plain = not (m.group("cur") or percent or m.group("unit") or word or decimals or "," in num)
+        figure = Figure(text[start:end], -raw if negative else raw, scale, decimals, percent)
         found.append(_Found(figure, start, end, plain))
     return found
 
@@ -184,6 +191,9 @@ class _Evidence:
     raw: float
     value: float
     scale_known: bool  # a scale word, a table unit, or the same number written with a scale word elsewhere
+    # May be read as a percentage: written as one ("13.6%", "62.4 %"), or a bare number whose scale the
+    # passage leaves open or whose table unit excepts percentages ("in millions, except percentages").
+    percent: bool = False
 
 
 def _evidence(passage: str) -> list[_Evidence]:
@@ -193,13 +203,15 @@ def _evidence(passage: str) -> list[_Evidence]:
         _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")] for m in _TABLE_UNIT.finditer(text)
     ]
     found = _find(text)
+    excepts_percent = bool(_EXCEPT_PERCENT.search(text))
     # "Revenue: USD 612.4 million" and, in the same passage, a table cell "612.4": the same amount.
     scaled = {abs(f.figure.raw) for f in found if f.figure.scale != 1.0}
     out = []
     for f in found:
         raw = abs(f.figure.raw)
         known = f.figure.scale != 1.0 or bool(units) or raw in scaled
-        out.append(_Evidence(raw, abs(f.figure.value), known))
+        percent = f.figure.percent or not known or (excepts_percent and f.figure.scale == 1.0)
+        out.append(_Evidence(raw, abs(f.figure.value), known, percent))
         if f.figure.scale == 1.0:
             out.extend(_Evidence(raw, raw * unit, True) for unit in units)
     return out
@@ -207,7 +219,11 @@ def _evidence(passage: str) -> list[_Evidence]:
 
 def _supported(figure: Figure, evidence: Sequence[_Evidence]) -> bool:
     """The value matches at the answer's precision; or the digits match a number whose scale the passage
-    leaves open, unless the answer names a scale ("612.4亿" against "612.4 million" is a hundredfold error)."""
+    leaves open, unless the answer names a scale ("612.4亿" against "612.4 million" is a hundredfold error).
+    A percentage is not an amount: "966%" is not supported by a sales figure of 966 in a table "in
+    millions", only by a percentage or by a bare number whose passage states no scale for it."""
+    if figure.percent:
+        evidence = [e for e in evidence if e.percent]
     raw, value = abs(figure.raw), abs(figure.value)
     # Half a unit in the last shown digit, at the answer's scale: "1.28 billion" covers 1.275-1.285 bn.
     tolerance = 0.5 * 10.0**-figure.decimals * figure.scale * (1 + 1e-9)

@@ -221,7 +221,7 @@ def _supported(figure: Figure, evidence: Sequence[_Evidence]) -> bool:
     """The value matches at the answer's precision; or the digits match a number whose scale the passage
     leaves open, unless the answer names a scale ("612.4亿" against "612.4 million" is a hundredfold error).
     A percentage is not an amount: "966%" is not supported by a sales figure of 966 in a table "in
-    millions", only by a percentage or by a bare number whose passage states no scale for it."""
+    millions", only by a percentage or by a bare number that may be one (_Evidence.percent)."""
     if figure.percent:
         evidence = [e for e in evidence if e.percent]
     raw, value = abs(figure.raw), abs(figure.value)

@@ -143,6 +143,24 @@ def test_the_time_budget_stops_training_and_the_card_says_how_far_it_got() -> No
     assert cut["steps"] == 0 and cut["steps_planned"] == 5 and cut["loss_last"] is None
 
 
+def test_a_fresh_scoring_head_learns_at_its_own_rate() -> None:
+    import torch
+    from weaverbird_cli.train.loop import TrainOptions, parameter_groups, run
+
+    model = torch.nn.ModuleDict({"body": torch.nn.Linear(1, 1), "classifier": torch.nn.Linear(1, 1)})
+    options = TrainOptions(batch_size=1, max_length=8, lr=1e-5, head_lr=1e-2)
+    body, head = parameter_groups(model, options)
+    assert (body["lr"], head["lr"]) == (1e-5, 1e-2) and len(head["params"]) == 2
+    # Without head_lr (the encoder's case) every parameter is in one group at `lr`.
+    assert len(parameter_groups(model, TrainOptions(batch_size=1, max_length=8, lr=1e-5))) == 4
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    x = torch.ones(1, 1)
+    loss = lambda _: model["classifier"](model["body"](x)).sum()  # noqa: E731
+    run(parameter_groups(model, options), [[object()]] * 3, loss, lr=1e-5, epochs=1, seed=0)
+    moved = {n: float((p.detach() - before[n]).abs().max()) for n, p in model.named_parameters()}
+    assert moved["classifier.weight"] > 100 * moved["body.weight"] > 0
+
+
 def test_the_project_question_sets_are_held_out_without_importing_the_evaluation_package(
     shared_data: Path, tmp_path: Path
 ) -> None:

@@ -70,8 +70,8 @@ def _train(args: argparse.Namespace) -> int:
     else:
         from weaverbird_cli.train.encoder import ENCODER_OPTIONS as defaults
         from weaverbird_cli.train.encoder import train_encoder as train
-    # Every option but the learning rate (the model kind's own) is the flag of the same name.
-    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(defaults) if f.name != "lr"}
+    # Every option but the learning rates (the model kind's own) is the flag of the same name.
+    flags = {f.name: getattr(args, f.name) for f in dataclasses.fields(defaults) if f.name not in ("lr", "head_lr")}
     options = dataclasses.replace(defaults, **flags)
     out = train(pairs, args.base, args.out, args.pairs, options)
     print(f"model written: {out}")

@@ -11,7 +11,7 @@ from weaverbird_common.training.build import TrainingPair
 from weaverbird_cli.train.loop import TrainOptions, train_and_save
 from weaverbird_cli.train.models import sample_pairs
 
-RERANKER_OPTIONS = TrainOptions(batch_size=8, max_length=256, lr=3e-5)
+RERANKER_OPTIONS = TrainOptions(batch_size=8, max_length=256, lr=3e-5, head_lr=1e-3)
 
 
 def train_reranker(

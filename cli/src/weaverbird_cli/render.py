@@ -122,6 +122,9 @@ def check_line(done: orchestrator_pb2.AnswerDone) -> str:
 
     Withheld (the default policy): the stream stopped before the figures, and the replacement is shown.
     Otherwise the figures were streamed, so the user is told to check them."""
+    if done.replacement_answer and done.replacement_reason == "names_nothing":
+        why = "the answer restated the question without naming what it asks for"
+        return f"[withheld] {why}.\n{done.replacement_answer}"
     if done.answer_check != orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED:
         return ""
     where = "the passages it cites" if done.answer_cites_passages else "any passage (the answer cites none)"

@@ -58,3 +58,14 @@ def test_a_withheld_answer_shows_its_replacement_instead_of_a_warning() -> None:
     assert withheld.startswith("[withheld]") and "USD 5.1 billion" in withheld
     assert replacement == done.replacement_answer
     assert last.startswith("[done]")
+
+
+def test_an_answer_naming_nothing_says_why_it_was_withheld() -> None:
+    done = _done(
+        answer_check=orchestrator_pb2.ANSWER_CHECK_SUPPORTED,
+        replacement_answer="The passages do not say.",
+        replacement_reason="names_nothing",
+    )
+    warning = render.check_line(done)
+    assert warning.startswith("[withheld] the answer restated the question")
+    assert warning.endswith("The passages do not say.")

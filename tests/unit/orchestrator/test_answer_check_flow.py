@@ -124,6 +124,26 @@ async def test_an_answer_citing_nothing_is_checked_against_all_passages_given() 
     assert isinstance(done, DoneEvent) and done.unsupported_numbers == ("88.8 million",)
 
 
+async def test_a_name_question_answered_by_restating_it_is_withheld() -> None:
+    question = "What was the largest liability in Larkspur Freight's balance sheet in 2024?"
+    request = orchestrator_pb2.AskRequest(question=question, top_k=3, top_j=2, threshold=0.5)
+    echo = ["The largest liability in Larkspur Freight's balance sheet in 2024 was ", "USD 1,284.6 million [1]."]
+    events = await _stream(OrchestratorServicer(QuestionFlow(FakePeers(STRONG, echo), fake_settings())), request)
+    done = events[-1].done
+    # Its figure is in the passage (supported), yet it names nothing: the figure is never streamed.
+    assert done.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED
+    assert "".join(e.token for e in events) == echo[0]
+    assert (done.replacement_answer, done.replacement_reason) == (INSUFFICIENT["en"], "names_nothing")
+
+    named = ["Freight payables, USD 1,284.6 million [1], were the largest liability."]
+    events = await _stream(OrchestratorServicer(QuestionFlow(FakePeers(STRONG, named), fake_settings())), request)
+    assert "".join(e.token for e in events) == named[0] and not events[-1].done.replacement_answer
+
+    warn = fake_settings(numeric_check_policy="warn")  # "warn" streams every answer as written
+    events = await _stream(OrchestratorServicer(QuestionFlow(FakePeers(STRONG, echo), warn)), request)
+    assert "".join(e.token for e in events) == "".join(echo) and not events[-1].done.replacement_answer
+
+
 async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_answer() -> None:
     request = orchestrator_pb2.AskRequest(
         question="What was Larkspur Freight's revenue?", top_k=3, top_j=2, threshold=0.5
@@ -144,6 +164,7 @@ async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_
     events = await _stream(replace, request)
     assert "".join(e.token for e in events) == "Revenue was "  # the figure never reached the client
     assert events[-1].done.replacement_answer == INSUFFICIENT["en"]
+    assert events[-1].done.replacement_reason == "unsupported_figures"
     reply = await replace.Ask(request, _Context())  # type: ignore[arg-type]
     assert reply.answer == INSUFFICIENT["en"] and reply.answer_replaced
     assert list(reply.unsupported_numbers) == ["USD 5.1 billion"]

@@ -367,6 +367,10 @@ class DoneInfo(BaseModel):
     unsupported_numbers: list[str]
     answer_cites_passages: bool
     replacement_answer: str
+    replacement_reason: str = Field(
+        description='Why the answer was withheld: "unsupported_figures" (a figure in no cited passage) or '
+        '"names_nothing" (a which / who / what-kind question answered by restating it); "" when it was not.'
+    )
     task: TaskName | Literal["unspecified"]
     calculation: CalculationInfo | None = Field(description='Set for task "calculation".')
     structured: StructuredInfo | None = Field(description='Set for task "extraction".')

@@ -110,6 +110,7 @@ def done_proto(
     replacement_answer: str = "",
     task: Task = Task.LOOKUP,
     extras: TaskExtras | None = None,
+    replacement_reason: str = "",
 ) -> orchestrator_pb2.AnswerDone:
     done = message_from(
         orchestrator_pb2.AnswerDone,
@@ -120,6 +121,7 @@ def done_proto(
         unsupported_numbers=list(unsupported_numbers),
         answer_cites_passages=answer_cites_passages,
         replacement_answer=replacement_answer,
+        replacement_reason=replacement_reason if replacement_answer else "",
         task=_TASK[task],
     )
     if extras is not None:

@@ -80,6 +80,7 @@ class OrchestratorServicer(orchestrator_pb2_grpc.OrchestratorServiceServicer):
                         event.replacement,
                         event.task,
                         event.extras,
+                        event.replacement_reason,
                     )
                     yield orchestrator_pb2.AskEvent(done=done)
 

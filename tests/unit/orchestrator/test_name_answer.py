@@ -1,0 +1,57 @@
+"""Name questions ("which ...?", "what was the largest liability?") and answers that restate them."""
+
+from __future__ import annotations
+
+import pytest
+from weaverbird_orchestrator.name_answer import asks_for_name, echoes_name_question, names_nothing
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the largest liability in Larkspur Freight's balance sheet in 2024?",
+        "Which type of debt received the largest investment among the short term investments in H1 FY2024?",
+        "Who are the primary customers of Larkspur Freight as of FY2024?",
+        "What industry does Larkspur Freight primarily operate in?",
+        "What is the nature of the restructuring liability as of Q2 FY2024?",
+        "Which segment will be treated as a discontinued operation?",
+    ],
+)
+def test_questions_asking_for_a_name(question: str) -> None:
+    assert asks_for_name(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the highest quarterly revenue of Larkspur Freight in 2024?",  # a line item: a figure
+        "What was the largest amount repaid on the term loan in 2024?",  # a measure word
+        "How much did Larkspur Freight pay in dividends in FY2024?",
+        "Among operations, investing, and financing activities, which brought in the most cash in FY2024?",
+        "Which was larger in 2024, revenue or operating costs?",  # the choices are in the question
+        "哪个业务板块的收入最高？",  # Chinese is not read
+    ],
+)
+def test_questions_asking_for_a_figure_or_offering_choices(question: str) -> None:
+    assert not asks_for_name(question)
+
+
+def test_an_answer_restating_the_question_around_a_figure_names_nothing() -> None:
+    question = "What was the largest liability in Larkspur Freight's balance sheet in 2024?"
+    echo = "The largest liability in Larkspur Freight's balance sheet in 2024 was $37,350 [3]."
+    assert echoes_name_question(echo, question)
+    # Plural and hyphen forms of the question's own words are still its words.
+    assert names_nothing("Larkspur Freight's largest liabilities in 2024 were USD 37.4 billion [1].", question)
+
+
+def test_an_answer_naming_the_item_is_kept() -> None:
+    question = "What was the largest liability in Larkspur Freight's balance sheet in 2024?"
+    assert not echoes_name_question("Customer deposits, USD 110,239 million [2], were the largest liability.", question)
+    choice = "Among operations, investing, and financing activities, which brought in the most cash in FY2024?"
+    assert not echoes_name_question("Operating activities brought in $1,824 million [1].", choice)
+
+
+def test_an_echo_to_a_figure_question_is_an_answer() -> None:
+    question = "What was the highest quarterly revenue of Larkspur Freight in 2024?"
+    echo = "The highest quarterly revenue of Larkspur Freight in 2024 was $5.2 billion [1]."
+    assert not echoes_name_question(echo, question)

@@ -296,7 +296,8 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
 
     from weaverbird_eval.scoring import is_refusal, strict_correct
 
-    request = orchestrator_pb2.AskRequest(question=case.question, temperature=0.01, max_tokens=256)
+    # Temperature unset: the served default (greedy), as a user of the page or the CLI gets it.
+    request = orchestrator_pb2.AskRequest(question=case.question, max_tokens=256)
     if top_j:
         request.top_j = top_j
     start = time.perf_counter()

@@ -84,7 +84,7 @@ class ChatClient:
         messages: Sequence[dict[str, Any]],
         *,
         max_tokens: int,
-        temperature: float = 0.1,
+        temperature: float = 0.0,
         top_p: float = 0.9,
         stop: Sequence[str] | None = None,
         seed: int | None = None,

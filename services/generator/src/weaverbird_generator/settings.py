@@ -38,7 +38,13 @@ class GeneratorSettings(BaseServiceSettings):
         "AVX-512 or ARM servers.",
     )
     max_tokens: int = Field(512, ge=1, description="Default and ceiling of new tokens per answer.")
-    temperature: float = Field(0.1, ge=0.0, le=2.0, description="Default sampling temperature.")
+    temperature: float = Field(
+        0.0,
+        ge=0.0,
+        le=2.0,
+        description="Default sampling temperature; 0 decodes greedily, so one question over the same passages gets "
+        "the same answer (at 0.1 and a random seed the served 1.5B model's answers differed between runs).",
+    )
     top_p: float = Field(0.9, gt=0.0, le=1.0, description="Default nucleus sampling top-p.")
     max_passages: int = Field(20, ge=1, description="Most context passages per request.")
     max_question_chars: int = Field(4000, ge=1, description="Longest question accepted.")

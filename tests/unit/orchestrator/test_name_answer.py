@@ -15,6 +15,7 @@ from weaverbird_orchestrator.name_answer import asks_for_name, echoes_name_quest
         "What industry does Larkspur Freight primarily operate in?",
         "What is the nature of the restructuring liability as of Q2 FY2024?",
         "Which segment will be treated as a discontinued operation?",
+        "What are major acquisitions that Larkspur Freight has done in FY2024, FY2023 and FY2022?",
     ],
 )
 def test_questions_asking_for_a_name(question: str) -> None:
@@ -42,6 +43,13 @@ def test_an_answer_restating_the_question_around_a_figure_names_nothing() -> Non
     assert echoes_name_question(echo, question)
     # Plural and hyphen forms of the question's own words are still its words.
     assert names_nothing("Larkspur Freight's largest liabilities in 2024 were USD 37.4 billion [1].", question)
+
+
+def test_amounts_for_names_name_nothing() -> None:
+    question = "What are major acquisitions that Larkspur Freight has done in FY2024 and FY2023?"
+    assert echoes_name_question("Larkspur Freight made major acquisitions of $526 million in FY2024 [1].", question)
+    named = "In FY2024 Larkspur Freight acquired Harbor Logistics for $526 million [1]."
+    assert not echoes_name_question(named, question)
 
 
 def test_an_answer_naming_the_item_is_kept() -> None:

@@ -26,7 +26,7 @@ _WHAT_KIND = re.compile(
     re.I,
 )
 _SUPERLATIVE = re.compile(
-    r"\bwhat (?:is|was|are|were) (?:the|its|their) (?:single )?(?:largest|biggest|highest|lowest|smallest|main"
+    r"\bwhat (?:is|was|are|were) (?:(?:the|its|their) )?(?:single )?(?:largest|biggest|highest|lowest|smallest|main"
     r"|primary|major|key|most significant) (?P<noun>[a-z][a-z\s-]{2,40}?)"
     r"(?=\s+(?:in|of|for|on|at|as|during|among|that|to)\b|[?,.]|$)",
     re.I,
@@ -37,8 +37,9 @@ _MEASURES = re.compile(
     r"|decrease|change)s?\b",
     re.I,
 )
-# A list of choices in the question: "A, B, and C", "A or B".
+# A list of choices in the question: "A, B, and C", "A or B" (not a list of periods: "FY2023, FY2022 and FY2021").
 _CHOICES = re.compile(r"\w+,\s+\w+[\w\s]*,?\s+(?:and|or)\s+\w+|\b\w+ or \w+\b", re.I)
+_PERIOD = re.compile(r"\b(?:FY\s*'?\d{2,4}|(?:19|20)\d{2}|Q[1-4]|H[12])\b", re.I)
 
 _FIGURE = re.compile(r"[$€£¥]?\d[\d,.]*%?|\[\d+(?:\s*[,-]\s*\d+)*\]")
 _WORD = re.compile(r"[a-z][a-z&'-]*")
@@ -50,7 +51,7 @@ _FILLER = frozenset(
     about around roughly nearly some total amount amounts million millions billion billions thousand usd us
     dollar dollars percent per cent respectively reported stated shown listed following according based
     provided information passage passages context document filing report company company's also then than
-    while whereas compared prior same period""".split()
+    while whereas compared prior same period made done make do""".split()
 )
 
 
@@ -67,7 +68,7 @@ def _content(text: str) -> set[str]:
 
 def asks_for_name(question: str) -> bool:
     """The question asks for a name (an item, a kind, a party), not a figure, and offers no choices."""
-    if _CHOICES.search(question) or re.search(r"[\u4e00-\u9fff]", question):
+    if _CHOICES.search(_PERIOD.sub("", question)) or re.search(r"[\u4e00-\u9fff]", question):
         return False
     if _WHICH.search(question) or _WHAT_KIND.search(question):
         return True

@@ -4,8 +4,8 @@ Strict: a figure of the answer must equal a figure of the gold answer *as a valu
 and "1.58 billion" are the same answer (1 % relative; "1.6 billion" is not); "1,577" alone is not,
 unless the question fixes the unit ("in USD millions"); 66 % equals 0.66. Numbers are read by the
 served numeric check (numeric_check.answer_figures), so 万/亿, accounting negatives and full-width
-digits count the same way here as in the product. A gold answer that opens with yes or no (是/否) is
-scored on that word instead.
+digits count the same way here as in the product; a figure written like a name and named in the question
+("3M") is no figure. A gold answer that opens with yes or no (是/否) is scored on that word instead.
 
 Lenient (the figure reported before): any number of the answer equals a gold number up to a power of 1000
 or a factor of 100, whatever units the answer wrote.
@@ -25,10 +25,22 @@ _YES = re.compile(r"(?i)^\W*(?:yes\b|是的|是[，,。])")
 _NO = re.compile(r"(?i)^\W*(?:no\b|不是|否[，,。]|没有)")
 
 
-def _values(text: str, unit: float) -> list[tuple[float, bool, Figure]]:
+# A number with a scale letter glued to it, as in a name: "3M" is the company, not 3 million.
+_NAME_LIKE = re.compile(r"^\d+[BMK]$")
+
+
+def _names_in(question: str) -> frozenset[str]:
+    """Figures of the question written like names ("3M"): an answer repeating one has not matched a gold
+    figure (before 2026-11-28, "The debt securities ... under 3M's name ... are [2][3]." scored right)."""
+    return frozenset(f.text for f in answer_figures(question) if _NAME_LIKE.match(f.text))
+
+
+def _values(text: str, unit: float, names: frozenset[str] = frozenset()) -> list[tuple[float, bool, Figure]]:
     """(value, is_percent, figure) per figure of `text`; bare figures take the question's unit."""
     out = []
     for f in answer_figures(text):
+        if f.text in names:
+            continue
         scale = f.scale if (f.scale != 1.0 or f.percent) else unit
         out.append((abs(f.raw) * scale, f.percent, f))
     return out
@@ -67,10 +79,11 @@ def strict_correct(answer: str, gold: str, question: str = "") -> bool | None:
         return said == gold_polarity
     match = _QUESTION_UNIT.search(question)
     unit = _UNIT_SCALE[match.group(1).lower()] if match else 1.0
-    gold_values = _values(gold, unit)
+    names = _names_in(question)
+    gold_values = _values(gold, unit, names)
     if not gold_values:
         return None
-    answer_values = _values(answer, unit)
+    answer_values = _values(answer, unit, names)
     return any(_same(a, g) for a in answer_values for g in gold_values)
 
 

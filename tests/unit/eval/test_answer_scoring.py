@@ -103,6 +103,15 @@ def test_strict_scoring_wants_the_value_with_its_scale() -> None:
     assert strict_correct("The FY2019 figure rose [1]", "24.26") is False  # a year is not the answer
 
 
+def test_a_name_written_like_a_figure_matches_nothing() -> None:
+    question = "Which debt securities are registered under 3M's name as of Q2 of 2023?"
+    gold = "Listed under 3M's name: 1.500% Notes due 2026 and 1.750% Notes due 2030."
+    assert strict_correct("The debt securities under 3M's name are [2][3].", gold, question) is False
+    assert strict_correct("The 1.500% Notes due 2026 [2].", gold, question) is True
+    # Elsewhere "3M" is still 3 million.
+    assert strict_correct("Revenue was $3M.", "3M", "What was revenue in 2023?") is True
+
+
 def test_strict_scoring_checks_yes_and_no() -> None:
     assert strict_correct("Yes, it did [1].", "Yes, the company paid a dividend.") is True
     assert strict_correct("No [1].", "Yes.") is False

@@ -105,7 +105,9 @@ def format_passages(passages: Sequence[Passage]) -> str:
     return "\n".join(blocks)
 
 
-def build_messages(question: str, passages: Sequence[Passage], language: Language) -> list[dict[str, str]]:
+def build_messages(
+    question: str, passages: Sequence[Passage], language: Language, instruction: str = ""
+) -> list[dict[str, str]]:
     """System + user messages for an OpenAI-style chat completion.
 
     The question comes after the passages, followed by a reminder with a one-citation example: small
@@ -121,10 +123,12 @@ def build_messages(question: str, passages: Sequence[Passage], language: Languag
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")
     labels = _LABELS[language]
     info = format_passages(passages) if passages else labels["none"]
+    # The form the question asks for (the orchestrator's: "begin with Yes or No"), between it and the reminder.
+    form = f"{neutralise(instruction).strip()}\n\n" if instruction.strip() else ""
     user = (
         f"{labels['information']}:\n<information>\n{info}\n</information>\n\n"
         f"{labels['question']}: {neutralise(question).strip()}\n\n"
-        f"{labels['reminder']}"
+        f"{form}{labels['reminder']}"
     )
     return [
         {"role": "system", "content": _SYSTEM[language]},

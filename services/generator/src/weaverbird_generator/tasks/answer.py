@@ -1,4 +1,5 @@
-"""The cited answer (the default task): prompt.py's grounded prompt; examples are not used."""
+"""The cited answer (the default task): prompt.py's grounded prompt; examples are not used, the instruction
+(the form the question asks for) goes after the question."""
 
 from __future__ import annotations
 
@@ -10,4 +11,4 @@ MAX_TOKENS = 0  # the server's ceiling
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    return _build(request.question, request.passages, request.language)
+    return _build(request.question, request.passages, request.language, request.instruction)

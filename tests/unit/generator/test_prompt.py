@@ -115,12 +115,3 @@ def test_rejects_unknown_language() -> None:
 )
 def test_detect_language(text: str, expected: str) -> None:
     assert detect_language(text) == expected
-
-
-def test_the_answer_form_goes_between_the_question_and_the_reminder() -> None:
-    form = "The question asks yes or no: begin the answer with Yes or No, then say what shows it."
-    user = build_messages("Did revenue grow?", PASSAGES, "en", form)[1]["content"]
-    assert user.index("Did revenue grow?") < user.index(form) < user.index("Answer in English")
-    assert form not in build_messages("Did revenue grow?", PASSAGES, "en")[1]["content"]
-    # It is the orchestrator's text, yet fenced like the question: it cannot close the data block either.
-    assert build_messages("q", PASSAGES, "en", "x </information> y")[1]["content"].count("</information>") == 1

@@ -105,9 +105,7 @@ def format_passages(passages: Sequence[Passage]) -> str:
     return "\n".join(blocks)
 
 
-def build_messages(
-    question: str, passages: Sequence[Passage], language: Language, instruction: str = ""
-) -> list[dict[str, str]]:
+def build_messages(question: str, passages: Sequence[Passage], language: Language) -> list[dict[str, str]]:
     """System + user messages for an OpenAI-style chat completion.
 
     The question comes after the passages, followed by a reminder with a one-citation example: small
@@ -123,12 +121,10 @@ def build_messages(
         raise ValueError(f"language must be 'en' or 'zh', got {language!r}")
     labels = _LABELS[language]
     info = format_passages(passages) if passages else labels["none"]
-    # The form the question asks for (the orchestrator's: "begin with Yes or No"), between it and the reminder.
-    form = f"{neutralise(instruction).strip()}\n\n" if instruction.strip() else ""
     user = (
         f"{labels['information']}:\n<information>\n{info}\n</information>\n\n"
         f"{labels['question']}: {neutralise(question).strip()}\n\n"
-        f"{form}{labels['reminder']}"
+        f"{labels['reminder']}"
     )
     return [
         {"role": "system", "content": _SYSTEM[language]},

@@ -54,11 +54,6 @@ class OrchestratorSettings(BaseServiceSettings):
         "by default: the 1.5B CPU model picks wrong rows and formulas (docs/results/answers.md); a larger "
         "model on GPU may turn it on.",
     )
-    answer_form: bool = Field(
-        default=True,
-        description="Tell the model the form the question asks for (answer_form.py): a yes/no question is answered "
-        "with yes or no first, a which / who / what-kind question with the name; off, the model is told nothing.",
-    )
     coverage_gate: bool = Field(
         True,
         description="Catalog gate: send a question to the web when it names a KB company for a fiscal year the KB "

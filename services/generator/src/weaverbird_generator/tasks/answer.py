@@ -1,5 +1,4 @@
-"""The cited answer (the default task): prompt.py's grounded prompt; examples are not used, the instruction
-(the form the question asks for) goes after the question."""
+"""The cited answer (the default task): prompt.py's grounded prompt; examples are not used."""
 
 from __future__ import annotations
 
@@ -11,4 +10,4 @@ MAX_TOKENS = 0  # the server's ceiling
 
 
 def build_messages(request: TaskRequest) -> list[dict[str, str]]:
-    return _build(request.question, request.passages, request.language, request.instruction)
+    return _build(request.question, request.passages, request.language)

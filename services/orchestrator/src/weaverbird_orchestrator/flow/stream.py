@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from weaverbird_common.wire_texts import insufficient
 
 from weaverbird_orchestrator.answer_ending import closing_events, counted_and_withheld, evidence_texts
-from weaverbird_orchestrator.answer_form import form_instruction
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.clock import ms_since
 from weaverbird_orchestrator.domain import AskParams, GenerationDone, PromptPrepared, Retrieval
@@ -48,9 +47,8 @@ class AnswerStream:
         guard = FigureGuard() if self._s.numeric_check_policy == "replace" else None
         gen_start = time.perf_counter()
         done: GenerationDone | None = None
-        form = form_instruction(params.question, params.language) if self._s.answer_form else ""
         async for item in self._peers.generate(
-            params.question, context, params.language, params.temperature, params.max_tokens, instruction=form
+            params.question, context, params.language, params.temperature, params.max_tokens
         ):
             if isinstance(item, GenerationDone):
                 done = item

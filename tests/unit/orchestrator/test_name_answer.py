@@ -31,6 +31,8 @@ def test_questions_asking_for_a_name(question: str) -> None:
         "Among operations, investing, and financing activities, which brought in the most cash in FY2024?",
         "Which was larger in 2024, revenue or operating costs?",  # the choices are in the question
         "哪个业务板块的收入最高？",  # Chinese is not read
+        "Which years does the table provide information for net sales by region?",  # a period: digits answer it
+        "What was the product percentage of revenue in 2024?",  # a measure of the kind
     ],
 )
 def test_questions_asking_for_a_figure_or_offering_choices(question: str) -> None:

@@ -66,12 +66,27 @@ def _content(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text) if w not in _FILLER and len(w.strip("'-")) > 1}
 
 
+# "Which year ...?" asks for a period, whose digits an answer holds: no name question.
+_ASKS_PERIOD = re.compile(
+    r"\b(?:which|what) (?:of the )?(?:fiscal |financial )?(?:years?'?|fy|quarters?|periods?|months?|dates?)(?![a-z])"
+    r"|^\W*when\b",
+    re.I,
+)
+
+
 def asks_for_name(question: str) -> bool:
     """The question asks for a name (an item, a kind, a party), not a figure, and offers no choices."""
     if _CHOICES.search(_PERIOD.sub("", question)) or re.search(r"[\u4e00-\u9fff]", question):
         return False
-    if _WHICH.search(question) or _WHAT_KIND.search(question):
+    if _ASKS_PERIOD.search(question):
+        return False
+    if _WHICH.search(question):
         return True
+    kind = _WHAT_KIND.search(question)
+    if kind is not None:
+        # "What was the product percentage of revenue?" asks a measure of the kind, not its name.
+        after = " ".join(question[kind.end() :].split()[:3])
+        return not _MEASURES.search(after) and not concepts_in_text(after)
     match = _SUPERLATIVE.search(question)
     if match is None:
         return False

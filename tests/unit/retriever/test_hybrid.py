@@ -286,6 +286,12 @@ def test_term_coverage_counts_content_words_only() -> None:
     assert lexical.terms("青松新能源的营业收入是多少？") == lexical.terms("青松新能源 营业收入")
     assert lexical.terms("What was the revenue?") == lexical.terms("revenue")
     assert lexical.terms("的 是 什么") == frozenset()
+    # Nor is the question's framing: a request, or where the asker read it.
+    assert lexical.terms("根据新闻资讯，请问青松新能源的营业收入是多少？") == lexical.terms("青松新能源 营业收入")
+    assert lexical.terms("According to the 10-K, please state the revenue") == lexical.terms("10-K state revenue")
+    # Content words that look like framing stay: 提供担保 (guarantees given), reported revenue.
+    assert lexical.terms("提供担保") != lexical.terms("担保")
+    assert lexical.terms("reported revenue") != lexical.terms("revenue")
 
 
 def test_servicer_refuses_lexical_without_text(store: VectorStore) -> None:

@@ -33,6 +33,18 @@ def detect_language(text: str) -> str:
     return "zh" if cjk / (cjk + latin) >= _ZH_SHARE else "en"
 
 
+# Words of a question's framing, not of what it asks: a request ("请问", "please") or a pointer to where
+# the asker read something ("根据新闻资讯", "according to the news", "文中提到"). No passage needs to hold
+# them to answer the question, so term coverage leaves them out, and none is a Chinese proper name. Only
+# words that are never a line item or an event: "公告" stays a name filter only, "提供" (提供担保) and
+# "reported" (reported revenue) are content.
+FRAMING_WORDS_ZH = frozenset(
+    {"请问", "请", "新闻资讯", "新闻", "资讯", "报道", "研报", "财联社", "资料"}
+    | {"文中", "上文", "上述", "提到", "提及", "所述"}
+)
+FRAMING_WORDS_EN = frozenset({"according", "please", "kindly", "mentioned"})
+
+
 # ---------------------------------------------------------------------------------------------
 # Questions
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
-from weaverbird_common.questions import CJK_RE
+from weaverbird_common.questions import CJK_RE, FRAMING_WORDS_ZH
 
 # Lexical hits to read when asking whether a chunk holds a name. The index segments Chinese into words,
 # and jieba segments a name differently inside a sentence than alone ("高管王含静" need not give
@@ -33,8 +33,8 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
 # candidate holding a question word, or starting or ending with a function character, is no name.
 _QUESTION_WORDS = re.compile("何|哪|谁|什么|多少|几|吗|呢|怎")
 _FUNCTION_CHARS = frozenset("的了有是在已将被把对为与和及或因于从向就都也还又很最更并而则之其该此")
-# Words of the question's framing, tagged as organisations: "根据新闻资讯" (according to the news).
-_FRAMING = frozenset({"新闻资讯", "新闻", "资讯", "公告", "报道", "研报", "财联社"})
+# Words of the question's framing, some tagged as organisations: "根据新闻资讯" (according to the news).
+_FRAMING = FRAMING_WORDS_ZH | {"公告"}
 
 
 @cache

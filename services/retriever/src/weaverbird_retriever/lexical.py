@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import qdrant_edge as qe
 from weaverbird_common.glossary import components, concepts, document_concepts
+from weaverbird_common.questions import FRAMING_WORDS_EN, FRAMING_WORDS_ZH
 
 # Name of the sparse vector in every collection; the dense vector stays the unnamed default one.
 LEXICAL_VECTOR = "lexical"
@@ -45,9 +46,12 @@ class LexicalEncoder:
 
     def __init__(self) -> None:
         self._bm25 = qe.Bm25(qe.Bm25Config(language="english"))
-        # The same analysis with Qdrant's Chinese stop words too (根据, 什么, 多少, 的 ...), for term
-        # coverage only: a question's function words say nothing about whether a passage answers it.
-        stop = qe.StopwordsSet(languages={qe.Language.English, qe.Language.Chinese})
+        # The same analysis with Qdrant's Chinese stop words too (根据, 什么, 多少, 的 ...) and a question's
+        # framing words (请问, 新闻资讯, "according"), for term coverage only: neither says anything about
+        # whether a passage answers the question.
+        stop = qe.StopwordsSet(
+            languages={qe.Language.English, qe.Language.Chinese}, custom=set(FRAMING_WORDS_ZH | FRAMING_WORDS_EN)
+        )
         self._content = qe.Bm25(qe.Bm25Config(language="english", stopwords=stop))
         self._cut_lock = threading.Lock()
         self._cut = None
@@ -75,7 +79,7 @@ class LexicalEncoder:
 
     def terms(self, text: str) -> frozenset[int]:
         """The distinct content terms of `text`: as the lexical leg reads a query (stemmed, English stop
-        words dropped, Chinese segmented, no concepts), Chinese stop words dropped too."""
+        words dropped, Chinese segmented, no concepts), Chinese stop words and framing words dropped too."""
         return frozenset(self._content.embed_query(self._segment(text)).indices)
 
     def _segment(self, text: str) -> str:

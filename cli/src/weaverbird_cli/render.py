@@ -117,14 +117,20 @@ def citation_line(c: orchestrator_pb2.Citation) -> str:
     return f" {mark}[{c.number}] {c.title} — {where} ({origin}, score {c.score:.3f})"
 
 
+# Why an answer whose figures all check out was withheld anyway (AnswerDone.replacement_reason).
+_WITHHELD_WHY = {
+    "names_nothing": "the answer restated the question without naming what it asks for",
+    "lists_nothing": "the answer announced a list without naming any of its items",
+}
+
+
 def check_line(done: orchestrator_pb2.AnswerDone) -> str:
     """What became of an answer with figures no cited passage holds; "" when there is none.
 
     Withheld (the default policy): the stream stopped before the figures, and the replacement is shown.
     Otherwise the figures were streamed, so the user is told to check them."""
-    if done.replacement_answer and done.replacement_reason == "names_nothing":
-        why = "the answer restated the question without naming what it asks for"
-        return f"[withheld] {why}.\n{done.replacement_answer}"
+    if done.replacement_answer and done.replacement_reason in _WITHHELD_WHY:
+        return f"[withheld] {_WITHHELD_WHY[done.replacement_reason]}.\n{done.replacement_answer}"
     if done.answer_check != orchestrator_pb2.ANSWER_CHECK_UNSUPPORTED:
         return ""
     where = "the passages it cites" if done.answer_cites_passages else "any passage (the answer cites none)"

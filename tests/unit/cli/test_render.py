@@ -69,3 +69,9 @@ def test_an_answer_naming_nothing_says_why_it_was_withheld() -> None:
     warning = render.check_line(done)
     assert warning.startswith("[withheld] the answer restated the question")
     assert warning.endswith("The passages do not say.")
+    listed = _done(
+        answer_check=orchestrator_pb2.ANSWER_CHECK_NO_NUMBERS,
+        replacement_answer="The passages do not say.",
+        replacement_reason="lists_nothing",
+    )
+    assert render.check_line(listed).startswith("[withheld] the answer announced a list without naming any")

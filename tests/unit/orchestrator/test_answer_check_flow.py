@@ -144,6 +144,21 @@ async def test_a_name_question_answered_by_restating_it_is_withheld() -> None:
     assert "".join(e.token for e in events) == "".join(echo) and not events[-1].done.replacement_answer
 
 
+async def test_an_answer_listing_only_markers_is_withheld() -> None:
+    request = orchestrator_pb2.AskRequest(
+        question="Who are Larkspur Freight's main customers?", top_k=3, top_j=2, threshold=0.5
+    )
+    empty = ["Larkspur Freight's main customers are the following: ", "[1] [2]."]
+    events = await _stream(OrchestratorServicer(QuestionFlow(FakePeers(STRONG, empty), fake_settings())), request)
+    assert (events[-1].done.replacement_answer, events[-1].done.replacement_reason) == (
+        INSUFFICIENT["en"],
+        "lists_nothing",
+    )
+    named = ["Larkspur Freight's main customers are grocers and airlines [1]."]
+    events = await _stream(OrchestratorServicer(QuestionFlow(FakePeers(STRONG, named), fake_settings())), request)
+    assert not events[-1].done.replacement_answer
+
+
 async def test_the_done_proto_carries_the_check_and_replace_withholds_the_unary_answer() -> None:
     request = orchestrator_pb2.AskRequest(
         question="What was Larkspur Freight's revenue?", top_k=3, top_j=2, threshold=0.5

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from weaverbird_orchestrator.name_answer import asks_for_name, echoes_name_question, names_nothing
+from weaverbird_orchestrator.name_answer import asks_for_name, echoes_name_question, lists_nothing, names_nothing
 
 
 @pytest.mark.parametrize(
@@ -65,3 +65,31 @@ def test_an_echo_to_a_figure_question_is_an_answer() -> None:
     question = "What was the highest quarterly revenue of Larkspur Freight in 2024?"
     echo = "The highest quarterly revenue of Larkspur Freight in 2024 was $5.2 billion [1]."
     assert not echoes_name_question(echo, question)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The primary customers of Larkspur Freight in FY2024 were the following: [1] [2] [3].",
+        "Larkspur Freight operates in several regions, including [1].",
+        "The expected payments are as follows: [2]",
+        "主要客户如下：[1]",
+        "公司的主营业务包括【1】。",
+    ],
+)
+def test_a_lead_in_whose_items_are_only_markers_lists_nothing(answer: str) -> None:
+    assert lists_nothing(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Larkspur Freight acquired three companies: Harbor Logistics, Tern Air and Quayside [1].",
+        "Its main products include pallet trackers [1].",
+        "Revenue was USD 5.2 million [1]. The drivers were: [2].",  # says something before the lead-in
+        "Regions:\n- Americas [1]\n- Europe [2]",
+        "The provided information is insufficient to answer this question.",
+    ],
+)
+def test_an_answer_naming_its_items_lists_something(answer: str) -> None:
+    assert not lists_nothing(answer)

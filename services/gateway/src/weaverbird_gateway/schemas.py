@@ -369,7 +369,8 @@ class DoneInfo(BaseModel):
     replacement_answer: str
     replacement_reason: str = Field(
         description='Why the answer was withheld: "unsupported_figures" (a figure in no cited passage) or '
-        '"names_nothing" (a which / who / what-kind question answered by restating it); "" when it was not.'
+        '"names_nothing" (a which / who / what-kind question answered by restating it) or "lists_nothing" (a '
+        'list announced, its items only citation markers); "" when it was not.'
     )
     task: TaskName | Literal["unspecified"]
     calculation: CalculationInfo | None = Field(description='Set for task "calculation".')

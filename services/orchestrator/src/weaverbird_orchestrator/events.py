@@ -54,7 +54,7 @@ class DoneEvent:
     # Non-empty when numeric_check_policy "replace" withheld the answer: what clients show instead (the
     # stream stopped before the answer's first figure; the unary Ask returns only this).
     replacement: str = ""
-    # Why it was withheld: "unsupported_figures" or "names_nothing" (see the proto's AnswerDone).
+    # Why it was withheld: "unsupported_figures", "names_nothing" or "lists_nothing" (see the proto's AnswerDone).
     replacement_reason: str = ""
     task: Task = Task.LOOKUP
     extras: TaskExtras = field(default_factory=TaskExtras)

@@ -11,6 +11,11 @@ spaced. A question that offers its choices ("Among operations, investing, and fi
 which ...", "A or B") is left alone: the right answer names one of them, words the question holds. A
 superlative asks for a name only when it ranks items, not a measure: "the largest liability" (a name)
 against "the highest revenue" (a figure, a line item the concept map knows).
+
+A second emptiness, whatever the question and in either language: an answer that announces a list and
+stops, its items only citation markers ("Pfizer acquired three main companies in this report: [1] [2]
+[3].", "... operates in multiple geographies, including [1].", "主要客户如下：[1]"). The markers point at
+passages; the answer itself names none of the items.
 """
 
 from __future__ import annotations
@@ -102,3 +107,21 @@ def names_nothing(answer: str, question: str) -> bool:
 def echoes_name_question(answer: str, question: str) -> bool:
     """A name question answered by restating it around figures: an answer that answers nothing."""
     return asks_for_name(question) and bool(answer.strip()) and names_nothing(answer, question)
+
+
+# The end of a lead-in: a colon, or a word that introduces items ("including", "as follows", 如下, 包括).
+_LEAD_IN_END = re.compile(
+    r"(?:[:：]|\b(?:including|includes|include|such as|as follows|the following|following|namely)"
+    r"|如下|包括|包含|分别为|分别是|有以下)\s*$",
+    re.I,
+)
+_MARKER = re.compile(r"[\[【]\s*\d+(?:\s*[,，、-]\s*\d+)*\s*[\]】]")
+# A sentence end inside the answer (not a decimal point): the lead-in is then not all the answer says.
+_INNER_END = re.compile(r"[.!?](?=\s)|[。！？；]")
+
+
+def lists_nothing(answer: str) -> bool:
+    """The whole answer is one lead-in whose items are only citation markers (or nothing)."""
+    body = _MARKER.sub(" ", answer).strip()
+    body = re.sub(r"[\s.。!！;；]+$", "", body)  # the closing stop after the markers
+    return bool(body) and bool(_LEAD_IN_END.search(body)) and not _INNER_END.search(body)

@@ -42,6 +42,7 @@ const TEXT = {
     saved: (r) => r.queued ? `Queued (${r.document_id})` : `Saved: ${r.chunks} chunks (${r.document_id})`,
     withheld: (nums) => `The generated answer was withheld: its figures (${nums}) are not in the passages it cites.`,
     names_nothing: "The generated answer was withheld: it restated the question without naming what it asks for.",
+    lists_nothing: "The generated answer was withheld: it announced a list without naming any of its items.",
     refused: "No relevant evidence was found; the model was not asked.",
     best: "best", first: "first token", total: "total", tokens: "tokens",
     routeLocal: "local", routeWeb: "web", failed: "Failed",
@@ -112,6 +113,7 @@ const TEXT = {
     saved: (r) => r.queued ? `已排队（${r.document_id}）` : `已保存：${r.chunks} 个片段（${r.document_id}）`,
     withheld: (nums) => `生成的答案已被拦截：其中的数字（${nums}）不在所引用的段落中。`,
     names_nothing: "生成的答案已被拦截：它只是复述了问题，没有给出所问的名称。",
+    lists_nothing: "生成的答案已被拦截：它只引出了一个列表，却没有列出任何一项。",
     refused: "未找到相关证据，未调用模型。",
     best: "最高分", first: "首词元", total: "总计", tokens: "词元",
     routeLocal: "本地", routeWeb: "网络", failed: "失败",
@@ -673,8 +675,8 @@ async function ask(question) {
           renderAnswer(answer, data.replacement_answer, turnId);
           const withheld = $(".withheld", turn);
           withheld.textContent =
-            data.replacement_reason === "names_nothing"
-              ? t("names_nothing")
+            data.replacement_reason === "names_nothing" || data.replacement_reason === "lists_nothing"
+              ? t(data.replacement_reason)
               : t("withheld", data.unsupported_numbers.join(", "));
           withheld.hidden = false;
         } else if (!text && data.answer_check === "refused") {

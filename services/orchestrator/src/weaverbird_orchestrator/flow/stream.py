@@ -16,7 +16,7 @@ from weaverbird_orchestrator.domain import AskParams, GenerationDone, PromptPrep
 from weaverbird_orchestrator.events import AskEvent, TaskExtras, TokenEvent
 from weaverbird_orchestrator.figure_guard import FigureGuard
 from weaverbird_orchestrator.flow.ports import Peers
-from weaverbird_orchestrator.name_answer import echoes_name_question
+from weaverbird_orchestrator.name_answer import echoes_name_question, lists_nothing
 from weaverbird_orchestrator.numeric_check import check_answer, recite
 from weaverbird_orchestrator.settings import OrchestratorSettings
 
@@ -79,10 +79,15 @@ class AnswerStream:
         cited = {n for n in cited_numbers(text) if 1 <= n <= len(context)}
         replace = counted_and_withheld(check, self._s.numeric_check_policy)
         reason = "unsupported_figures" if replace else ""
-        if not replace and self._s.numeric_check_policy == "replace" and echoes_name_question(text, params.question):
-            # "Which ...?" answered "The largest X ... was $37,350 [3]": true figures, no answer.
-            log.info("answer names nothing the question asks for: %r", text)
-            replace, reason = True, "names_nothing"
+        if not replace and self._s.numeric_check_policy == "replace":
+            if lists_nothing(text):
+                # "The primary customers were the following: [1] [2] [3].": markers where items should be.
+                log.info("answer announces a list and names none of its items: %r", text)
+                replace, reason = True, "lists_nothing"
+            elif echoes_name_question(text, params.question):
+                # "Which ...?" answered "The largest X ... was $37,350 [3]": true figures, no answer.
+                log.info("answer names nothing the question asks for: %r", text)
+                replace, reason = True, "names_nothing"
         if guard and (rest := guard.finish(supported=not replace, text=text)):
             yield TokenEvent(rest)
         for event in closing_events(

@@ -43,6 +43,19 @@ def _rrf(order: list[int], k: int = 60) -> list[float]:
     return [1 / (k + j + 1) + 1 / (k + rank[j] + 1) for j in range(len(order))]
 
 
+def focus_text(query: str, text: str, budget: int) -> str:
+    """`text` (title line, then the chunk) with the chunk cut to the lines that bear on `query`."""
+    from weaverbird_generator.context_focus import focus
+    from weaverbird_generator.prompt import Passage
+
+    head, _, body = text.partition("\n")
+    if not body:
+        head, body = "", text
+    focused = focus(query, [Passage(1, "", body, "")], budget)
+    cut = focused[0].text if focused else body
+    return f"{head}\n{cut}" if head else cut
+
+
 def _encoder_path(name: str) -> Path:
     """A sentence-transformers directory; "gt" is the packaged all-MiniLM-L6-v2."""
     if name == "gt":
@@ -58,6 +71,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300, help="first N held-out questions")
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument(
+        "--focus-tokens",
+        type=int,
+        default=0,
+        help="rerankers read each candidate cut to the lines that bear on the question (the generator's "
+        "context focus), this many tokens under its title line; 0: the chunk as stored",
+    )
     parser.add_argument("--reranker", action="append", default=[], type=Path)
     parser.add_argument("--encoder", action="append", default=[])
     parser.add_argument("--first", default="bm25", help="first stage of the rerankers (a weaverbird_eval system)")
@@ -95,7 +115,10 @@ def main() -> None:
             for q in sample:
                 head, tail = first[q.id][: args.candidates], first[q.id][args.candidates :]
                 start = time.perf_counter()
-                scores = score_texts(q.text, [chunks.texts[i] for i, _ in head])
+                texts = [chunks.texts[i] for i, _ in head]
+                if args.focus_tokens:
+                    texts = [focus_text(q.text, t, args.focus_tokens) for t in texts]
+                scores = score_texts(q.text, texts)
                 ms.append((time.perf_counter() - start) * 1000)
                 order = sorted(range(len(head)), key=lambda j: -scores[j])
                 run[q.id] = collapse([(head[j][0], scores[j]) for j in order] + tail, chunks.unit_ids, max(KS))

@@ -10,7 +10,7 @@ from typing import Any
 
 from weaverbird_common.docs.chunker import chunk_document, embedding_text
 from weaverbird_common.docs.documents import Document, Page
-from weaverbird_common.docs.entities import HEAD_CHARS, document_entities
+from weaverbird_common.docs.entities import document_entities
 from weaverbird_common.docs.metadata import metadata_from_filename
 
 from weaverbird_eval.datasets import EvalSet
@@ -26,9 +26,9 @@ class Chunks:
     metadata: list[dict[str, Any]]
 
 
-def unit_metadata(title: str, head: str = "") -> dict[str, Any]:
-    """What the ingester would store for a document named `title` whose first pages are `head`."""
-    found = document_entities(head, title)
+def unit_metadata(title: str, text: str = "") -> dict[str, Any]:
+    """What the ingester would store for a document named `title` whose text is `text`."""
+    found = document_entities(text, title)
     fields = {
         "company": found.company,
         "aliases": list(found.aliases),
@@ -51,30 +51,22 @@ def corpus_catalog(metadata: Iterable[Mapping[str, Any]]) -> dict[str, list[str]
     return {company: sorted(aliases) for company, aliases in sorted(catalog.items())}
 
 
-def _heads(evalset: EvalSet) -> dict[str, str]:
-    """First pages' text of each titled document: its units in page order ("DOC#p3"), else corpus order."""
+def _texts(evalset: EvalSet) -> dict[str, str]:
+    """Each titled document's text, as the ingester reads it whole: its units in page order ("DOC#p3"),
+    else corpus order."""
     by_title: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for order, unit in enumerate(evalset.units):
         if unit.title:
             page = re.search(r"#p(\d+)$", unit.id)
             by_title[unit.title].append((int(page.group(1)) if page else order, unit.text))
-    heads = {}
-    for title, parts in by_title.items():
-        text = ""
-        for _, part in sorted(parts):
-            if len(text) >= HEAD_CHARS:
-                break
-            text += part + "\n"
-        heads[title] = text
-    return heads
+    return {title: "\n".join(part for _, part in sorted(parts)) for title, parts in by_title.items()}
 
 
 def chunk_units(evalset: EvalSet) -> Chunks:
     texts: list[str] = []
     unit_ids: list[str] = []
     metadata: list[dict[str, Any]] = []
-    heads = _heads(evalset)
-    per_title = {title: unit_metadata(title, head) for title, head in heads.items()}
+    per_title = {title: unit_metadata(title, text) for title, text in _texts(evalset).items()}
     for unit in evalset.units:
         doc = Document(unit.id, unit.title, unit.id, [Page(None, unit.text)], evalset.language, "", None, None, "")
         meta = per_title.get(unit.title, {})

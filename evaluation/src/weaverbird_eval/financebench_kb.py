@@ -23,8 +23,6 @@ from weaverbird_common.encoders import build_backend
 
 from weaverbird_eval.cache import cache_dir
 
-_HEAD_PAGES = 3  # a filing's cover and the pages after it: where document_entities looks
-
 
 def page_documents(
     data_dir: Path, limit_pages: int | None = None, keep: Callable[[str, int], bool] | None = None
@@ -32,11 +30,11 @@ def page_documents(
     """One Document per filing, pages numbered pypdf index + 1 as the PDF loader numbers them.
 
     `limit_pages`: only the first N lines of pages.jsonl; `keep(doc_name, page_number)`: a page filter.
-    Company, aliases, period, type and date come from the filing's name and its own first pages (kept or
-    not), as the ingester reads them (docs.entities).
+    Company, aliases, period, type and date come from the filing's name and its whole text (pages kept or
+    not), as the ingester reads them (docs.entities: the first pages, and the names used throughout).
     """
     pages: dict[str, list[Page]] = defaultdict(list)
-    firsts: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    texts: dict[str, list[tuple[int, str]]] = defaultdict(list)
     with (data_dir / "financebench" / "pages.jsonl").open(encoding="utf-8") as fh:
         for n, line in enumerate(fh):
             if limit_pages is not None and n >= limit_pages:
@@ -45,11 +43,11 @@ def page_documents(
             number = row["page_num"] + 1
             if not row["text"].strip():
                 continue
-            firsts[row["doc_name"]] = sorted([*firsts[row["doc_name"]], (number, row["text"])])[:_HEAD_PAGES]
+            texts[row["doc_name"]].append((number, row["text"]))
             if keep is None or keep(row["doc_name"], number):
                 pages[row["doc_name"]].append(Page(number, row["text"]))
     for doc_name, doc_pages in sorted(pages.items()):
-        found = document_entities("\n".join(text for _, text in firsts[doc_name]), doc_name)
+        found = document_entities("\n".join(text for _, text in sorted(texts[doc_name])), doc_name)
         yield Document(
             document_id=document_id_for(f"{doc_name}.pdf"),
             title=doc_name,

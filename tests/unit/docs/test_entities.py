@@ -218,3 +218,24 @@ def test_loader_fills_doc_type_and_aliases() -> None:
         "10K",
         ["Harborview Instruments, Inc.", "HVI"],
     )
+
+
+def test_a_name_clipped_from_the_company_name_and_used_throughout_is_an_alias() -> None:
+    # Clipped compounds join a prefix of each of the name's first two words, as "Amex" and "FedEx" do.
+    body = "\n".join(["Harins Flex launched in 2023 across our offices."] * 5 + ["Harborview's Harins Bank."])
+    found = document_entities(TEN_K + "\n" + body)
+    assert "Harins" in found.aliases  # HARborview + INStruments, used six times
+    # A question naming the company so finds it through the catalog.
+    catalog = {found.company: list(found.aliases)}
+    asked = filters_from_question("Did HARINS improve its margin in 2023?", catalog, aliases=alias_map(catalog))
+    assert asked.get("company") == found.company
+
+
+def test_a_clipped_name_used_in_passing_or_a_plain_prefix_is_no_alias() -> None:
+    from weaverbird_common.docs.entities import clipped_names
+
+    assert clipped_names("Harins once. " * 4, ["Harborview Instruments, Inc."]) == []  # four uses
+    assert clipped_names("Harbor Harbor Harbor Harbor Harbor", ["Harborview Instruments"]) == []  # one word
+    assert clipped_names("Instruments " * 6, ["Harborview Instruments"]) == []  # the name's own word
+    assert clipped_names("FedEx " * 5, ["Federal Express Corporation"]) == ["FedEx"]
+    assert clipped_names("FedEx " * 5, ["FedEx"]) == []  # a one-word name has nothing to clip

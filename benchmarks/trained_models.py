@@ -1,4 +1,5 @@
-"""Base against trained retrieval models (issue 35) on TAT-QA's held-out half, full corpus.
+"""Base against trained retrieval models (issue 35) on a dataset's held-out half (TAT-QA unless `--dataset`
+says fineva or financebench), full corpus.
 
     python -m benchmarks.trained_models --reranker var/models/weaverbird-reranker-... \
         --encoder gt --encoder var/models/weaverbird-encoder-...
@@ -68,7 +69,9 @@ def _encoder_path(name: str) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path(os.environ.get("WEAVERBIRD_DATA", "../shared/data")))
+    parser.add_argument("--dataset", default="tatqa", choices=["tatqa", "fineva", "financebench"])
     parser.add_argument("--queries", type=int, default=300, help="first N held-out questions")
+    parser.add_argument("--max-pages", type=int, default=None, help="FinanceBench corpus cut (evidence + sample)")
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--max-length", type=int, default=256)
     parser.add_argument(
@@ -91,11 +94,12 @@ def main() -> None:
         "--onnx", action="append", default=[], choices=["fp32", "int8"], help="also score with the ONNX export"
     )
     args = parser.parse_args()
-    evalset = load("tatqa", args.data)
+    cut = {"max_pages": args.max_pages} if args.max_pages else {}  # only FinanceBench takes a cut
+    evalset = load(args.dataset, args.data, **cut)
     chunks = chunk_units(evalset)
     sample = [q for q in evalset.queries if is_held_out(q.id)][: args.queries]
     relevant = {q.id: q.relevant for q in sample}
-    print(f"tatqa held-out: {len(sample)} questions, {len(chunks.texts)} chunks")
+    print(f"{args.dataset} held-out: {len(sample)} questions, {len(chunks.texts)} chunks")
     if args.reranker:
         from weaverbird_orchestrator.rerank.cross_encoder import CrossEncoderReranker
 

@@ -14,3 +14,8 @@ def cited_numbers(answer: str) -> set[int]:
     for match in _CITE.finditer(answer):
         numbers.update(int(n) for n in re.split(r"\s*[,，、]\s*", match.group(1)))
     return numbers
+
+
+def without_citations(answer: str) -> str:
+    """`answer` with its citation markers blanked out: what it says in its own words."""
+    return _CITE.sub(" ", answer)

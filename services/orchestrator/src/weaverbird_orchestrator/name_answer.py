@@ -24,6 +24,8 @@ import re
 
 from weaverbird_common.finance.concepts import concepts_in_text
 
+from weaverbird_orchestrator.citations import without_citations
+
 _WHICH = re.compile(r"^\W*(?:which|who|whom|whose)\b|\bwhich (?:one|of|type|kind|company|segment|region)\b", re.I)
 _WHAT_KIND = re.compile(
     r"\bwhat (?:(?:is|was|are|were) the )?(?:type|types|kind|kinds|sort|industry|industries|sector|sectors"
@@ -115,13 +117,12 @@ _LEAD_IN_END = re.compile(
     r"|如下|包括|包含|分别为|分别是|有以下)\s*$",
     re.I,
 )
-_MARKER = re.compile(r"[\[【]\s*\d+(?:\s*[,，、-]\s*\d+)*\s*[\]】]")
 # A sentence end inside the answer (not a decimal point): the lead-in is then not all the answer says.
 _INNER_END = re.compile(r"[.!?](?=\s)|[。！？；]")
 
 
 def lists_nothing(answer: str) -> bool:
     """The whole answer is one lead-in whose items are only citation markers (or nothing)."""
-    body = _MARKER.sub(" ", answer).strip()
+    body = without_citations(answer).strip()
     body = re.sub(r"[\s.。!！;；]+$", "", body)  # the closing stop after the markers
     return bool(body) and bool(_LEAD_IN_END.search(body)) and not _INNER_END.search(body)

@@ -4,7 +4,8 @@ year/quarter, document type, language and date.
 Sources, strongest first: explicit metadata (Markdown front matter, request fields), the file name
 (FinanceBench-style AMCOR_2023Q2_10Q, 贵州茅台_2023年年度报告), then the text's first ~3000
 characters: an SEC cover page (registrant, trading symbols, period, form), an earnings release's
-opening lines, a Chinese report's cover (证券简称 / 证券代码). Stored with every chunk, the result
+opening lines, a Chinese report's cover (证券简称 / 证券代码); over the whole text, a short name clipped
+from the company's name that the document keeps using ("Amex"). Stored with every chunk, the result
 is the KB's own catalog: questions are matched against the names its documents use, with no
 hand-kept company list.
 """
@@ -56,7 +57,8 @@ class _TextFacts:
 
 
 def document_entities(text: str, filename: str = "", metadata: Mapping[str, object] | None = None) -> DocumentEntities:
-    """Entities of a document from its metadata, file name and first pages (see module doc)."""
+    """Entities of a document from its metadata, file name, first pages and the names its whole text uses
+    (see module doc)."""
     meta = metadata or {}
     head = _compact(text[: 4 * HEAD_CHARS])[:HEAD_CHARS]
     found = _from_text(head)

@@ -230,3 +230,16 @@ async def test_a_right_figure_citing_the_wrong_passage_streams_with_the_citation
     assert isinstance(done, DoneEvent) and done.answer_check == "supported" and not done.replacement
     citations = next(e for e in events if isinstance(e, CitationsEvent))
     assert citations.cited == {1}
+
+
+async def test_a_difference_the_model_left_undone_is_computed_before_the_answer_is_released() -> None:
+    passages = [local_passage(1, "Revenue was USD 1,284.6 million in 2024 and USD 1,100.2 million in 2023.", 0.8)]
+    answer = ["Revenue rose by ", "USD 1,284.6 million - USD 1,100.2 million", " [1]."]
+    request = orchestrator_pb2.AskRequest(
+        question="By how much did Larkspur Freight's revenue rise?", top_k=3, threshold=0.5
+    )
+    events = await _stream(OrchestratorServicer(QuestionFlow(FakePeers(passages, answer), fake_settings())), request)
+    streamed = "".join(e.token for e in events)
+    assert streamed == "Revenue rose by USD 1,284.6 million - USD 1,100.2 million = USD 184.4 million [1]."
+    assert not events[-1].done.replacement_answer
+    assert events[-1].done.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED

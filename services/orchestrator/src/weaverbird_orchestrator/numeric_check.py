@@ -165,7 +165,7 @@ def mentions(answer: str) -> list[Mention]:
     return [Mention(f.start, f.end, _is_figure(text, f)) for f in _find(text)]
 
 
-def _placed_figures(answer: str) -> list[tuple[Figure, int, int]]:
+def placed_figures(answer: str) -> list[tuple[Figure, int, int]]:
     """The answer's figures with their spans (as written: normalising maps one character to one)."""
     text = _NOT_FIGURES.sub(lambda m: " " * len(m.group(0)), _normalise(answer))
     return [
@@ -181,7 +181,7 @@ def _placed_figures(answer: str) -> list[tuple[Figure, int, int]]:
 
 def answer_figures(answer: str) -> list[Figure]:
     """The figures of an answer: numbers except citation markers, ordinals, years, dates and names."""
-    return [figure for figure, _, _ in _placed_figures(answer)]
+    return [figure for figure, _, _ in placed_figures(answer)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +264,7 @@ def recite(answer: str, passages: Sequence[str], editable_from: int = 0) -> str 
     """
     text = _normalise(answer)
     evidence = [_evidence(p) for p in passages]
-    figures = _placed_figures(answer)
+    figures = placed_figures(answer)
     out, last, cursor = [], 0, 0
     for run in _MARKER_RUN.finditer(text):
         claimed = [f for f, start, _ in figures if cursor <= start < run.start()]

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 from weaverbird_common.wire_texts import insufficient
 
+from weaverbird_orchestrator.answer_arithmetic import finish_arithmetic
 from weaverbird_orchestrator.answer_ending import closing_events, counted_and_withheld, evidence_texts
 from weaverbird_orchestrator.citations import cited_numbers
 from weaverbird_orchestrator.clock import ms_since
@@ -88,6 +89,10 @@ class AnswerStream:
                 # "Which ...?" answered "The largest X ... was $37,350 [3]": true figures, no answer.
                 log.info("answer names nothing the question asks for: %r", text)
                 replace, reason = True, "names_nothing"
+        if not replace and guard is not None and (done_sum := finish_arithmetic(text, guard.released)):
+            # "by $4,200,000,000 - $3,800,000,000 [3]": both figures checked, the sum left undone; code does it.
+            log.info("arithmetic the answer left undone, finished: %r -> %r", text, done_sum)
+            text = done_sum
         if guard and (rest := guard.finish(supported=not replace, text=text)):
             yield TokenEvent(rest)
         for event in closing_events(

@@ -128,6 +128,7 @@ class AnswerRecord:
     route_note: str = ""  # why the gate routed as it did (e.g. the coverage gap)
     # Passages the model's own answer cites, before any withholding (`cited` is what the user was shown).
     model_cited: list[str] = field(default_factory=list)
+    given: list[str] = field(default_factory=list)  # the passages the model was given, in prompt order
 
     @property
     def answered(self) -> bool:
@@ -347,6 +348,7 @@ def ask(stub: Any, case: Case, top_j: int) -> AnswerRecord:
         cited=cited_ids,
         citation_correct=any(c in case.relevant for c in model_cited_ids) if model_cited_ids else None,
         model_cited=model_cited_ids,
+        given=[_passage_id(c, case.set) for c in citations],
         evidence_in_context=any(_passage_id(c, case.set) in case.relevant for c in citations),
         answer_check=check_name,
         unsupported=list(done.unsupported_numbers),

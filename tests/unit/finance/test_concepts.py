@@ -217,6 +217,7 @@ def test_the_map_covers_the_three_statements_with_both_languages() -> None:
         ("What was the deferred revenue balance at year end?", ["deferred_revenue"]),
         ("Compute free cash flow from cash from operations and capex.", ["operating_cash_flow", "capital_expenditure"]),
         ("Use accounts payable and COGS.", ["accounts_payable", "cost_of_revenue"]),
+        ("What was the operating cashflow in 2022?", ["operating_cash_flow"]),  # "cashflow": one word
         ("What is the basic EPS?", ["eps_basic"]),
         ("What is the dividend per share in 2022?", ["dividends_per_share"]),
         ("Diluted earnings per share in 2021", ["eps_diluted"]),

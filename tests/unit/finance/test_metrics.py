@@ -187,6 +187,8 @@ def test_a_missing_input_or_a_zero_divisor_gives_none() -> None:
         ("What is the FY2021 unadjusted EBITDA % margin?", ["ebitda_margin"]),
         ("What is the FY2022 return on assets?", ["roa"]),
         ("What was the free cash flow margin?", ["fcf_margin"]),
+        ("Is Acme's free cashflow conversion improving?", ["fcf_conversion"]),  # "cashflow": one word
+        ("What is the free-cash-flow margin?", ["fcf_margin"]),
         ("2022年的毛利率和资产负债率是多少？", ["gross_margin", "liabilities_to_assets"]),
         ("公司2021年净资产收益率", ["roe"]),
         ("应收账款周转天数和存货周转率", ["dso", "inventory_turnover"]),

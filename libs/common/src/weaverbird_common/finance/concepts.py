@@ -230,6 +230,7 @@ _WEAK = {
 def concepts_in_text(text: str) -> list[str]:
     """Concepts a question names, longest phrase first, each once."""
     lowered = " " + " ".join(text.lower().replace("’", "'").split()) + " "
+    lowered = re.sub(r"(?<![a-z])cash-?flow", "cash flow", lowered)  # "cashflow" is often one word
     found: list[str] = []
     taken: list[tuple[int, int]] = []
     for phrase, cid in _PHRASES:

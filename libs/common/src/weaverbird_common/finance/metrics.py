@@ -99,7 +99,8 @@ METRICS: dict[str, Metric] = {m.id: m for m in _LIST}
 def _name_pattern(name: str) -> re.Pattern[str]:
     if re.search(r"[\u4e00-\u9fff]", name):
         return re.compile(re.escape(name))
-    body = re.escape(name).replace(r"\ ", r"\s+")
+    # Words may be joined by hyphens ("free-cash-flow margin"), and "cash flow" is often written as one word.
+    body = re.escape(name).replace(r"\ ", r"[\s-]+").replace(r"cash[\s-]+flow", r"cash[\s-]*flow")
     # A plural names the metric too ("gross margins"); "change in operating income" is growth, but not
     # "change in operating income % margin".
     plural = "s?" if name[-1:].isalpha() else ""

@@ -243,3 +243,15 @@ async def test_a_difference_the_model_left_undone_is_computed_before_the_answer_
     assert streamed == "Revenue rose by USD 1,284.6 million - USD 1,100.2 million = USD 184.4 million [1]."
     assert not events[-1].done.replacement_answer
     assert events[-1].done.answer_check == orchestrator_pb2.ANSWER_CHECK_SUPPORTED
+
+
+async def test_a_figure_copied_bare_from_a_table_is_shown_with_the_table_s_scale() -> None:
+    statement = "STATEMENTS OF CASH FLOWS (in millions)\nNet cash provided by operating activities\n1,824\n3,252"
+    answer = ["Operating activities brought in ", "$1,824", " [1]."]
+    request = orchestrator_pb2.AskRequest(
+        question="How much cash did Larkspur Freight's operations bring in?", top_k=3, threshold=0.5
+    )
+    peers = FakePeers([local_passage(1, statement, 0.8)], answer)
+    events = await _stream(OrchestratorServicer(QuestionFlow(peers, fake_settings())), request)
+    assert "".join(e.token for e in events) == "Operating activities brought in $1,824 million [1]."
+    assert not events[-1].done.replacement_answer

@@ -217,6 +217,24 @@ def _evidence(passage: str) -> list[_Evidence]:
     return out
 
 
+def stated_scales(figure: Figure, passage: str) -> set[float]:
+    """The scales at which `passage` states `figure`'s digits: a scale word written beside them ("1,824
+    million"), else the last table unit line above them ("in millions"), else 1.0 (a number above any unit
+    line, or in a passage with none, may be a count). Empty when the digits are not in the passage."""
+    text = _normalise(passage)
+    units = [
+        (m.start(), _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")])
+        for m in _TABLE_UNIT.finditer(text)
+    ]
+    scales: set[float] = set()
+    for f in _find(text):
+        if f.figure.percent or not math.isclose(abs(f.figure.raw), abs(figure.raw), rel_tol=1e-9):
+            continue
+        above = [unit for start, unit in units if start < f.start]
+        scales.add(f.figure.scale if f.figure.scale != 1.0 else above[-1] if above else 1.0)
+    return scales
+
+
 def _supported(figure: Figure, evidence: Sequence[_Evidence]) -> bool:
     """The value matches at the answer's precision; or the digits match a number whose scale the passage
     leaves open, unless the answer names a scale ("612.4亿" against "612.4 million" is a hundredfold error).

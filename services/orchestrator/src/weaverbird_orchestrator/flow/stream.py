@@ -20,6 +20,7 @@ from weaverbird_orchestrator.flow.ports import Peers
 from weaverbird_orchestrator.name_answer import echoes_name_question, lists_nothing
 from weaverbird_orchestrator.numeric_check import check_answer, recite
 from weaverbird_orchestrator.settings import OrchestratorSettings
+from weaverbird_orchestrator.table_scale import with_table_scales
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,10 @@ class AnswerStream:
                 # "Which ...?" answered "The largest X ... was $37,350 [3]": true figures, no answer.
                 log.info("answer names nothing the question asks for: %r", text)
                 replace, reason = True, "names_nothing"
+        if not replace and guard is not None and (scaled := with_table_scales(text, sources, guard.released)):
+            # "$1,824 [1]" copied from a cash flow statement "(in millions)": the table's scale, written out.
+            log.info("table scales written out: %r -> %r", text, scaled)
+            text = scaled
         if not replace and guard is not None and (done_sum := finish_arithmetic(text, guard.released)):
             # "by $4,200,000,000 - $3,800,000,000 [3]": both figures checked, the sum left undone; code does it.
             log.info("arithmetic the answer left undone, finished: %r -> %r", text, done_sum)

@@ -1,4 +1,4 @@
-""""Extract" names JSON extraction only when what is extracted is not simply the answer: "Compute or
+""" "Extract" names JSON extraction only when what is extracted is not simply the answer: "Compute or
 extract the answer ... from the statement of cash flows" asks for a figure (a lookup)."""
 
 from __future__ import annotations

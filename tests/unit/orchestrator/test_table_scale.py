@@ -59,5 +59,5 @@ def test_no_scale_is_written_where_it_is_not_certain(answer: str) -> None:
 
 def test_nothing_already_shown_is_changed() -> None:
     answer = "It was $1,824 [1]."
-    assert with_table_scales(answer, [CASH_FLOWS], editable_from=len("It was $1,8")) is None
-    assert with_table_scales(answer, [CASH_FLOWS], editable_from=len("It was ")) == "It was $1,824 million [1]."
+    assert with_table_scales(answer, [CASH_FLOWS], editable_from=len("It was $1,824 [")) is None
+    assert with_table_scales(answer, [CASH_FLOWS], editable_from=len("It was $")) == "It was $1,824 million [1]."

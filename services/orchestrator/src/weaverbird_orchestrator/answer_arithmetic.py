@@ -46,7 +46,8 @@ def _written(value: float, a: Figure, b: Figure, chinese: bool) -> str:
 
 def finish_arithmetic(answer: str, editable_from: int = 0) -> str | None:
     """The answer with each undone "A - B" / "A + B" that stands alone (not part of a longer formula)
-    followed by "= result"; None when there is none, or it starts before `editable_from` (already shown)."""
+    followed by "= result"; None when there is none. Text before `editable_from` (already shown) is never
+    changed: the result goes after the second figure, which must end at or after it."""
     placed = placed_figures(answer)
     chinese = bool(_CJK.search(answer))
     # The operator between each figure and the next; a chain of three or more is left as written.
@@ -55,7 +56,7 @@ def finish_arithmetic(answer: str, editable_from: int = 0) -> str | None:
     for i, operator in enumerate(operators):
         (a, a_start, _), (b, _, b_end) = placed[i], placed[i + 1]
         chained = (i > 0 and operators[i - 1]) or (i + 1 < len(operators) and operators[i + 1])
-        if not operator or chained or a_start < editable_from or not _same_kind(a, b):
+        if not operator or chained or b_end < editable_from or not _same_kind(a, b):
             continue
         if _NOT_ALONE_AFTER.match(answer[b_end:]) or _NOT_ALONE_BEFORE.search(answer[:a_start]):
             continue

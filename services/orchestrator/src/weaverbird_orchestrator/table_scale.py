@@ -36,12 +36,12 @@ _SMALLEST = 100
 
 
 def with_table_scales(answer: str, passages: Sequence[str], editable_from: int = 0) -> str | None:
-    """The answer with its table scales written out; None when no figure needs one (or the first that does
-    starts before `editable_from`, the part already shown to the user)."""
+    """The answer with its table scales written out; None when no figure needs one, or one that does ends
+    before `editable_from` (the part already shown to the user, which never changes)."""
     if _CJK.search(answer):
         return None
     out, last = [], 0
-    for figure, start, end in placed_figures(answer):
+    for figure, _, end in placed_figures(answer):
         if figure.scale != 1.0 or figure.percent or abs(figure.raw) < _SMALLEST or figure.decimals >= 2:
             continue
         if not _CURRENCY.match(figure.text) or figure.text[-1:].isalpha():
@@ -56,7 +56,7 @@ def with_table_scales(answer: str, passages: Sequence[str], editable_from: int =
         scales = set().union(*(stated_scales(figure, passages[n - 1]) for n in cited))
         if len(scales) != 1 or (scale := scales.pop()) not in _SCALE_NAMES:
             continue
-        if start < editable_from:
+        if end < editable_from:  # the scale word goes right after the figure: nothing shown changes
             return None
         out.append(answer[last:end] + " " + _SCALE_NAMES[scale])
         last = end

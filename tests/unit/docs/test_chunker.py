@@ -256,6 +256,14 @@ def test_chinese_wrapped_lines_are_joined_without_spaces() -> None:
     assert chunks[0].text == "公司实现营业总收入1,505.60亿元，同比增长18.04%。"
 
 
+def test_a_chinese_line_with_an_acronym_is_text_not_an_all_caps_heading() -> None:
+    # Chinese has no case, so "IEA ... IEA" made the whole line read as a caps heading, and a one-line news
+    # item vanished from the KB (a heading is kept apart from chunk text; this one had no text under it).
+    line = "【国际能源署发布月度报告】财联社 3月2日电，国际能源署（IEA）署长表示，IEA成员国将协调释放石油库存。"
+    chunks = chunk_document(doc_of(line))
+    assert [c.text for c in chunks] == [line]
+
+
 def test_tiny_fragments_are_dropped_or_merged() -> None:
     page = "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nWashington, D.C. 20549\n" + prose(5) + "\n54"
     chunks = chunk_document(doc_of(page, numbered=True))

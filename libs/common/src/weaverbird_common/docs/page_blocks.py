@@ -58,9 +58,12 @@ def _heading_level(line: str) -> tuple[int, str] | None:
             return _LEVEL_ZH_SUB, stripped
     letters = [c for c in stripped if c.isalpha() and c.isascii()]
     # Short all-caps tokens are usually column labels of a broken-up table ("EBIT /", "GAAP EPS"),
-    # so a caps heading needs a real word in it and must not end in a connector.
+    # so a caps heading needs a real word in it and must not end in a connector. A Chinese line with an
+    # acronym in it ("国际原子能机构（IAEA）总干事 ... IAEA职员 ...") is a sentence: its Latin letters are caps
+    # because Chinese has no case, so the letters must outnumber its Chinese characters.
     if (
         len(letters) >= 6
+        and len(CJK_RE.findall(stripped)) < len(letters)
         and all(c.isupper() for c in letters)
         and any(len(re.sub(r"[^A-Z]", "", w)) >= 5 for w in words)
         and not stripped.endswith(("/", "&", "-", "(", ",", "AND", "OF", "THE", "TO", "OR", "FOR"))

@@ -264,6 +264,11 @@ def test_a_chinese_line_with_an_acronym_is_text_not_an_all_caps_heading() -> Non
     assert [c.text for c in chunks] == [line]
 
 
+def test_a_document_of_headings_only_is_still_chunked() -> None:
+    line = "ACME CORPORATION DECLARES QUARTERLY DIVIDEND OF TWENTY CENTS PER SHARE"
+    assert [c.text for c in chunk_document(doc_of(line))] == [line]
+
+
 def test_tiny_fragments_are_dropped_or_merged() -> None:
     page = "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nWashington, D.C. 20549\n" + prose(5) + "\n54"
     chunks = chunk_document(doc_of(page, numbered=True))

@@ -266,6 +266,14 @@ def chunk_document(doc: Document, target_tokens: int = 250, max_tokens: int = 40
             else:
                 packer.para_block(block.text)
     packer.start_page(None)  # flushes the last chunk and tidies its page's tail
+    if not packer.chunks:
+        # Nothing but headings (a one-line item read as a title): its lines are its text, or it is not searchable.
+        packer = _Packer(doc, target_tokens, max_tokens)
+        for page in doc.pages:
+            packer.start_page(page.number)
+            for block in page_blocks(page.text):
+                packer.para_block(block.text)
+        packer.start_page(None)
     return packer.chunks
 
 

@@ -151,8 +151,9 @@ def tatqa(data: Path) -> EvalSet:
 
 
 def _table_text(rows: list[list[str]]) -> str:
-    # Pipe-separated lines: the form the chunker recognises as a table and keeps whole.
-    return "\n".join(" | ".join(cell.strip() for cell in row) for row in rows)
+    # Markdown pipe rows, as the loaders write an HTML or Markdown table: the form the chunker keeps whole
+    # (before 2026-11-29 the rows had no outer pipes, and 151 of 278 tables were read partly as prose).
+    return "\n".join("| " + " | ".join(" ".join(cell.split()) for cell in row) + " |" for row in rows)
 
 
 FINEVA_FILES = (

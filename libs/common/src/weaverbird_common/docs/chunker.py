@@ -253,27 +253,25 @@ def chunk_document(doc: Document, target_tokens: int = 250, max_tokens: int = 40
     """
     if target_tokens <= 0 or max_tokens < target_tokens:
         raise ValueError("need 0 < target_tokens <= max_tokens")
+    chunks = _pack(doc, target_tokens, max_tokens, headings=True)
+    # Nothing but headings (a one-line item read as a title): its lines are its text, or it is not searchable.
+    return chunks or _pack(doc, target_tokens, max_tokens, headings=False)
+
+
+def _pack(doc: Document, target_tokens: int, max_tokens: int, *, headings: bool) -> list[Chunk]:
     packer = _Packer(doc, target_tokens, max_tokens)
     for page in doc.pages:
         packer.start_page(page.number)
         for block in page_blocks(page.text):
-            if block.kind == "heading":
+            if block.kind == "heading" and headings:
                 packer.heading_block(block)
             elif block.kind == "table":
                 packer.table_block(block)
-            elif block.kind == "subheading":
+            elif block.kind == "subheading" and headings:
                 packer.subheading_block(block.text)
             else:
                 packer.para_block(block.text)
     packer.start_page(None)  # flushes the last chunk and tidies its page's tail
-    if not packer.chunks:
-        # Nothing but headings (a one-line item read as a title): its lines are its text, or it is not searchable.
-        packer = _Packer(doc, target_tokens, max_tokens)
-        for page in doc.pages:
-            packer.start_page(page.number)
-            for block in page_blocks(page.text):
-                packer.para_block(block.text)
-        packer.start_page(None)
     return packer.chunks
 
 

@@ -36,8 +36,8 @@ _SMALLEST = 100
 
 
 def with_table_scales(answer: str, passages: Sequence[str], editable_from: int = 0) -> str | None:
-    """The answer with its table scales written out; None when no figure needs one, or one that does ends
-    before `editable_from` (the part already shown to the user, which never changes)."""
+    """The answer with its table scales written out; None when no figure needs one. Text before
+    `editable_from` (already shown to the user) never changes: a figure ending there is left as it is."""
     if _CJK.search(answer):
         return None
     out, last = [], 0
@@ -56,8 +56,8 @@ def with_table_scales(answer: str, passages: Sequence[str], editable_from: int =
         scales = set().union(*(stated_scales(figure, passages[n - 1]) for n in cited))
         if len(scales) != 1 or (scale := scales.pop()) not in _SCALE_NAMES:
             continue
-        if end < editable_from:  # the scale word goes right after the figure: nothing shown changes
-            return None
+        if end < editable_from:  # the scale word goes right after the figure, which the user has seen
+            continue
         out.append(answer[last:end] + " " + _SCALE_NAMES[scale])
         last = end
     if not out:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from weaverbird_common.questions import CJK_RE
+
 from weaverbird_orchestrator.numeric_check import Figure, placed_figures
 
 _OPERATOR = re.compile(r"^\s+([-+−])\s+$")
@@ -20,7 +22,6 @@ _OPERATOR = re.compile(r"^\s+([-+−])\s+$")
 _NOT_ALONE_AFTER = re.compile(r"^(?:\s*\[\s*\d+\s*\])*\s*[=＝≈)）/*×÷]")
 _NOT_ALONE_BEFORE = re.compile(r"[=＝(（/*×÷]\s*$")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _parts(figure: Figure) -> tuple[str, str]:
@@ -49,7 +50,7 @@ def finish_arithmetic(answer: str, editable_from: int = 0) -> str | None:
     followed by "= result"; None when there is none. Text before `editable_from` (already shown) is never
     changed: the result goes after the second figure, which must end at or after it."""
     placed = placed_figures(answer)
-    chinese = bool(_CJK.search(answer))
+    chinese = bool(CJK_RE.search(answer))
     # The operator between each figure and the next; a chain of three or more is left as written.
     operators = [_OPERATOR.match(answer[a[2] : b[1]]) for a, b in itertools.pairwise(placed)]
     out, last = [], 0

@@ -196,12 +196,18 @@ class _Evidence:
     percent: bool = False
 
 
+def _table_units(text: str) -> list[tuple[int, float]]:
+    """(where, scale) of each table unit a normalised passage states: "in millions", "单位：万元"."""
+    return [
+        (m.start(), _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")])
+        for m in _TABLE_UNIT.finditer(text)
+    ]
+
+
 def _evidence(passage: str) -> list[_Evidence]:
     """Every number in a passage, table units applied too."""
     text = _normalise(passage)
-    units = [
-        _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")] for m in _TABLE_UNIT.finditer(text)
-    ]
+    units = [scale for _, scale in _table_units(text)]
     found = _find(text)
     excepts_percent = bool(_EXCEPT_PERCENT.search(text))
     # "Revenue: USD 612.4 million" and, in the same passage, a table cell "612.4": the same amount.
@@ -222,10 +228,7 @@ def stated_scales(figure: Figure, passage: str) -> set[float]:
     million"), else the last table unit line above them ("in millions"), else 1.0 (a number above any unit
     line, or in a passage with none, may be a count). Empty when the digits are not in the passage."""
     text = _normalise(passage)
-    units = [
-        (m.start(), _SCALE_WORDS[next(g for g in m.groups() if g).lower().removesuffix("s")])
-        for m in _TABLE_UNIT.finditer(text)
-    ]
+    units = _table_units(text)
     scales: set[float] = set()
     for f in _find(text):
         if f.figure.percent or not math.isclose(abs(f.figure.raw), abs(figure.raw), rel_tol=1e-9):
@@ -268,7 +271,7 @@ def check_answer(answer: str, passages: Sequence[str]) -> NumericCheck:
 
 
 # A run of citation markers after a claim: "[2][3]", " [1]", "【2】".
-_MARKER_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*[,\-–]\s*\d+)*\s*\])+")
+MARKER_RUN = re.compile(r"(?:\s*\[\s*\d+(?:\s*[,\-–]\s*\d+)*\s*\])+")
 
 
 def recite(answer: str, passages: Sequence[str], editable_from: int = 0) -> str | None:
@@ -284,7 +287,7 @@ def recite(answer: str, passages: Sequence[str], editable_from: int = 0) -> str 
     evidence = [_evidence(p) for p in passages]
     figures = placed_figures(answer)
     out, last, cursor = [], 0, 0
-    for run in _MARKER_RUN.finditer(text):
+    for run in MARKER_RUN.finditer(text):
         claimed = [f for f, start, _ in figures if cursor <= start < run.start()]
         cursor = run.end()
         cited = [n for n in cited_numbers(run.group()) if 1 <= n <= len(passages)]

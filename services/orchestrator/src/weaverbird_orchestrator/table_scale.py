@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from weaverbird_common.questions import CJK_RE
+
 from weaverbird_orchestrator.citations import cited_numbers
-from weaverbird_orchestrator.numeric_check import placed_figures, stated_scales
+from weaverbird_orchestrator.numeric_check import MARKER_RUN, placed_figures, stated_scales
 
 _SCALE_NAMES = {1e3: "thousand", 1e6: "million", 1e9: "billion"}
 # Words that may follow an amount without saying what it counts: "$1,824 in cash", "$962 for Best Buy".
@@ -26,11 +28,8 @@ _LINKING = frozenset(
     "than through".split()
 )
 _NEXT_WORD = re.compile(r"\s*([A-Za-z]+)")
-# The first run of citation markers after a figure, in the same line.
-_MARKERS_AFTER = re.compile(r"[^\n\[]*?((?:\s*\[\s*\d+(?:\s*,\s*\d+)*\s*\])+)")
 # Only amounts of money: a bare count ("908" stores, "100" of VaR) may sit under a unit line of another table.
 _CURRENCY = re.compile(r"(?:US|HK|NT|S|A|C)?\$|(?:USD|EUR|GBP)\b")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 # Below this a bare number is as likely a count or a per-share amount as a table cell in millions.
 _SMALLEST = 100
 
@@ -38,7 +37,7 @@ _SMALLEST = 100
 def with_table_scales(answer: str, passages: Sequence[str], editable_from: int = 0) -> str | None:
     """The answer with its table scales written out; None when no figure needs one. Text before
     `editable_from` (already shown to the user) never changes: a figure ending there is left as it is."""
-    if _CJK.search(answer):
+    if CJK_RE.search(answer):
         return None
     out, last = [], 0
     for figure, _, end in placed_figures(answer):
@@ -49,8 +48,10 @@ def with_table_scales(answer: str, passages: Sequence[str], editable_from: int =
         word = _NEXT_WORD.match(answer[end:])
         if word and word.group(1).lower() not in _LINKING:
             continue
-        markers = _MARKERS_AFTER.match(answer[end:])
-        cited = [n for n in cited_numbers(markers.group(1)) if 1 <= n <= len(passages)] if markers else []
+        # The first run of citation markers after the figure, in the same line.
+        markers = MARKER_RUN.search(answer, end)
+        same_line = markers is not None and "\n" not in answer[end : markers.start()]
+        cited = [n for n in cited_numbers(markers.group()) if 1 <= n <= len(passages)] if same_line else []
         if not cited:
             continue
         scales = set().union(*(stated_scales(figure, passages[n - 1]) for n in cited))

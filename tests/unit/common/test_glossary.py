@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts, document_concepts
+from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts, document_concepts, statement_rows
 
 
 @pytest.mark.parametrize(
@@ -97,3 +97,45 @@ def test_a_chunk_listing_the_statements_is_indexed_under_none_of_them() -> None:
     sheet = "CONSOLIDATED BALANCE SHEETS (In millions) Accounts payable 1,355 Total current liabilities 3,360"
     assert "§balance_sheet" in document_concepts(sheet)
     assert "§equity" in document_concepts(auditor + " Stockholders' equity was audited too.")
+
+
+def test_a_caption_broken_across_lines_still_names_its_statement() -> None:
+    # pypdf's text layer breaks a statement's title over lines ("BALANCE\nSHEETS").
+    assert "§balance_sheet" in concepts("CONSOLIDATED\nBALANCE\nSHEETS (In thousands)")
+    assert "§income_statement" in concepts("CONSOLIDATED STATEMENTS OF\n OPERATIONS(in millions)")
+
+
+# A statement chunk whose title the PDF text layer broke ("Shee t"); pypdf puts a row's numbers before
+# the next row's label, and a label's own numbers on the next line.
+_BROKEN_TITLE_BALANCE_SHEET = """Consolidated Balance Shee
+t
+(Dollars in millions) 2018 2017 Total current assets
+$ 14,277 $ 14,171 Property, plant and equipment, net
+8,738 8,866 Total assets
+$ 36,500 $ 37,987 Total current liabilities
+7,244 7,687 Total equity
+9,848 11,622"""
+
+
+def test_a_statement_is_known_by_its_rows_beside_figures() -> None:
+    assert statement_rows(_BROKEN_TITLE_BALANCE_SHEET) == {"§balance_sheet"}
+    assert "§balance_sheet" in document_concepts(_BROKEN_TITLE_BALANCE_SHEET)
+    markdown = "| Net sales | 1,200 | 1,100 |\n| Cost of sales | (700) | (650) |\n| Gross profit | 500 | 450 |"
+    assert statement_rows(markdown) == {"§income_statement"}
+    chinese = (
+        "| 经营活动产生的现金流量净额 | 1,234 |\n"
+        "| 投资活动产生的现金流量净额 | -56 |\n"
+        "| 筹资活动产生的现金流量净额 | 7 |"
+    )
+    assert statement_rows(chinese) == {"§cash_flow_statement"}
+
+
+def test_prose_naming_the_rows_is_no_statement() -> None:
+    prose = "Total assets rose while total liabilities fell, and total equity grew on net income of the year."
+    assert statement_rows(prose) == set()
+    # Two captions beside figures are not enough: a results table of two lines is not the statement.
+    assert statement_rows("Net sales $ 1,200 and gross profit $ 500 were reported.") == set()
+
+
+def test_a_margin_also_asks_for_the_income_statement() -> None:
+    assert "§income_statement" in components(concepts("Are Acme's gross margins consistent?"))

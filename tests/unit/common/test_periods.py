@@ -70,3 +70,11 @@ def test_the_report_year_is_the_as_of_year_when_a_later_year_is_a_horizon() -> N
     # Without "as of" the latest year's report answers (it holds the earlier year as a comparative).
     assert report_year("Revenue between FY2021 and FY2022?", [2021, 2022]) == 2022
     assert report_year("Nothing here", []) is None
+
+
+def test_documents_of_years_before_the_question_are_left_out_unless_nothing_remains() -> None:
+    from weaverbird_common.periods import within_period
+
+    docs = [("fy2018", 2018), ("fy2022", 2022), ("web", 0), ("fy2023", 2023)]
+    assert within_period(docs, 2022, lambda d: d[1]) == [("fy2022", 2022), ("web", 0), ("fy2023", 2023)]
+    assert within_period(docs[:1], 2022, lambda d: d[1]) == [("fy2018", 2018)]

@@ -178,6 +178,24 @@ async def test_a_passage_about_another_year_is_not_given_first() -> None:
     assert retrieval.decision.best_local_score == pytest.approx(0.9)  # the gate still sees every cosine
 
 
+async def test_a_filing_of_a_year_before_the_question_is_not_given() -> None:
+    # A FY2018 report holds nothing about FY2023; beside the FY2023 report it only offers the wrong year.
+    old = Passage("p0", "Operating margin was 22.0% [figure].", 0.9, "d18", "t", "s", 0, "local", year=2018)
+    new = Passage("p1", "Operating margin declined in the year.", 0.7, "d23", "t", "s", 0, "local", year=2023)
+    web = Passage("p2", "Analysts on operating margins.", 0.6, "w", "t", "https://x", 0, "local")  # no year: kept
+
+    class Ordered(CatalogPeers):
+        def search_result(self, call: SearchCall) -> list[Passage]:
+            return [old, new, web]
+
+    flow = flow_over(Ordered(set()))
+    retrieval = await flow.retrieve(await flow.params("What drove Aurora's operating margin change in FY2023?"))
+    assert [p.id for p in retrieval.ranked] == ["p1", "p2"]
+    # An outlook is stated in earlier documents: nothing is left out for it.
+    retrieval = await flow.retrieve(await flow.params("What operating margin does Aurora expect for FY2023?"))
+    assert [p.id for p in retrieval.ranked] == ["p0", "p1", "p2"]
+
+
 class UndatedPeers(CatalogPeers):
     """Aurora also has web pages that carry no year; the lexical index holds `words` in them only."""
 

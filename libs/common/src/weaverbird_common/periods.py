@@ -144,3 +144,12 @@ def prefer_period(items: Sequence[T], year: int, text_of: Callable[[T], str]) ->
         named = years_named(text_of(item))
         (elsewhere if named and year not in named else about).append(item)
     return about + elsewhere
+
+
+def within_period(items: Sequence[T], year: int, year_of: Callable[[T], int]) -> list[T]:
+    """items less those from documents whose fiscal year ends before `year` (year_of 0: unknown, kept),
+    unless none would remain. A filing cannot report a period after its own: a FY2018 annual report holds
+    nothing about FY2022, and beside the FY2022 report its pages only offer a small model the wrong year's
+    figures. The caller leaves out questions about an outlook, which earlier documents do state."""
+    kept = [item for item in items if not 0 < year_of(item) < year]
+    return kept or list(items)

@@ -10,7 +10,8 @@ import logging
 import time
 from collections.abc import AsyncIterator
 
-from weaverbird_common.periods import prefer_period
+from weaverbird_common.glossary import concepts
+from weaverbird_common.periods import prefer_period, within_period, years_named
 
 from weaverbird_orchestrator import fact_path, notices, table_path
 from weaverbird_orchestrator.answer_ending import refuse
@@ -135,6 +136,10 @@ class QuestionFlow:
         if isinstance(year, int):
             # A passage about another fiscal year (an outlook, a comparative table) must not be [1].
             ranked = prefer_period(ranked, year, lambda p: p.text)
+        named = years_named(params.question)
+        if named and "§guidance" not in concepts(params.question):
+            # Documents of a year before every year the question names cannot state its figures.
+            ranked = within_period(ranked, min(named), lambda p: p.year)
         decision.timings.rank_ms = ms_since(rank_start)
         decision.timings.total_ms = ms_since(start)
         retrieval = Retrieval(decision=decision, ranked=ranked)

@@ -223,6 +223,8 @@ _ROW_CAPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
 }
+
+
 def _spaced(caption: str) -> str:
     return caption.replace(" ", r"\s+")  # a caption broken across lines by the PDF's text layer
 

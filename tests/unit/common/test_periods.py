@@ -72,9 +72,10 @@ def test_the_report_year_is_the_as_of_year_when_a_later_year_is_a_horizon() -> N
     assert report_year("Nothing here", []) is None
 
 
-def test_documents_of_years_before_the_question_are_left_out_unless_nothing_remains() -> None:
+def test_a_companys_earlier_documents_are_left_out_beside_its_later_ones() -> None:
     from weaverbird_common.periods import within_period
 
-    docs = [("fy2018", 2018), ("fy2022", 2022), ("web", 0), ("fy2023", 2023)]
-    assert within_period(docs, 2022, lambda d: d[1]) == [("fy2022", 2022), ("web", 0), ("fy2023", 2023)]
-    assert within_period(docs[:1], 2022, lambda d: d[1]) == [("fy2018", 2018)]
+    docs = [("A", 2018), ("A", 2022), ("", 0), ("B", 2019), ("A", 2023)]
+    # B has nothing that reaches 2022: its 2019 report is what the KB has, and stays.
+    assert within_period(docs, 2022, lambda d: d) == [("A", 2022), ("", 0), ("B", 2019), ("A", 2023)]
+    assert within_period(docs[:1], 2022, lambda d: d) == [("A", 2018)]

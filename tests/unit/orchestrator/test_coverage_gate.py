@@ -180,8 +180,8 @@ async def test_a_passage_about_another_year_is_not_given_first() -> None:
 
 async def test_a_filing_of_a_year_before_the_question_is_not_given() -> None:
     # A FY2018 report holds nothing about FY2023; beside the FY2023 report it only offers the wrong year.
-    old = Passage("p0", "Operating margin was 22.0% [figure].", 0.9, "d18", "t", "s", 0, "local", year=2018)
-    new = Passage("p1", "Operating margin declined in the year.", 0.7, "d23", "t", "s", 0, "local", year=2023)
+    old = Passage("p0", "Operating margin was 22.0%.", 0.9, "d18", "t", "s", 0, "local", company="AURORA", year=2018)
+    new = Passage("p1", "Operating margin declined.", 0.7, "d23", "t", "s", 0, "local", company="AURORA", year=2023)
     web = Passage("p2", "Analysts on operating margins.", 0.6, "w", "t", "https://x", 0, "local")  # no year: kept
 
     class Ordered(CatalogPeers):

@@ -146,10 +146,17 @@ def prefer_period(items: Sequence[T], year: int, text_of: Callable[[T], str]) ->
     return about + elsewhere
 
 
-def within_period(items: Sequence[T], year: int, year_of: Callable[[T], int]) -> list[T]:
-    """items less those from documents whose fiscal year ends before `year` (year_of 0: unknown, kept),
-    unless none would remain. A filing cannot report a period after its own: a FY2018 annual report holds
-    nothing about FY2022, and beside the FY2022 report its pages only offer a small model the wrong year's
-    figures. The caller leaves out questions about an outlook, which earlier documents do state."""
-    kept = [item for item in items if not 0 < year_of(item) < year]
-    return kept or list(items)
+def within_period(items: Sequence[T], year: int, period_of: Callable[[T], tuple[str, int]]) -> list[T]:
+    """items less those from a company's documents whose fiscal year ends before `year` when the items hold
+    a document of the same company that reaches `year` (period_of: (company, fiscal year); "" or 0 unknown,
+    kept). A filing cannot report a period after its own: beside the company's FY2022 report, its FY2018
+    report only offers a small model the wrong year's figures. Without a later one of the same company the
+    earlier documents stay: they are what the KB has. The caller leaves out questions about an outlook,
+    which earlier documents do state."""
+    reaching = {company for company, fiscal in map(period_of, items) if company and fiscal >= year}
+    return [item for item in items if not _superseded(period_of(item), year, reaching)]
+
+
+def _superseded(period: tuple[str, int], year: int, reaching: set[str]) -> bool:
+    company, fiscal = period
+    return company in reaching and 0 < fiscal < year

@@ -31,7 +31,8 @@ class Passage:
     heading: str = ""
     # Share of the question's terms it holds; None when the search did not ask (read by the coverage gate).
     term_coverage: float | None = None
-    # Fiscal year its document covers (0: unknown, as for web pages).
+    # Company and fiscal year its document covers ("" / 0: unknown, as for web pages).
+    company: str = ""
     year: int = 0
 
 

@@ -56,6 +56,7 @@ def passage_from_hit(hit: retriever_pb2.SearchHit) -> Passage:
         origin=_ORIGIN.get(p.origin, "local"),
         heading=p.heading,
         term_coverage=hit.term_coverage if hit.HasField("term_coverage") else None,
+        company=p.company,
         year=p.year,
     )
 

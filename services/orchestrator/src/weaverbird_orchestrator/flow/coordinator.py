@@ -138,8 +138,9 @@ class QuestionFlow:
             ranked = prefer_period(ranked, year, lambda p: p.text)
         named = years_named(params.question)
         if named and "§guidance" not in concepts(params.question):
-            # Documents of a year before every year the question names cannot state its figures.
-            ranked = within_period(ranked, min(named), lambda p: p.year)
+            # A company's documents of a year before every year the question names cannot state its
+            # figures; beside its later ones they are left out.
+            ranked = within_period(ranked, min(named), lambda p: (p.company, p.year))
         decision.timings.rank_ms = ms_since(rank_start)
         decision.timings.total_ms = ms_since(start)
         retrieval = Retrieval(decision=decision, ranked=ranked)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts, document_concepts, statement_rows
+from weaverbird_common.glossary import _COMPONENTS, _ENTRIES, components, concepts, document_concepts
+from weaverbird_common.statement_rows import statement_rows
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,6 @@ class Passage:
     # Company and fiscal year its document covers ("" / 0: unknown, as for web pages).
     company: str = ""
     year: int = 0
-    chunk_index: int = 0  # its place in the document (pages hold several; page_passages.py joins them)
 
 
 class Task(Enum):

@@ -58,7 +58,6 @@ def passage_from_hit(hit: retriever_pb2.SearchHit) -> Passage:
         term_coverage=hit.term_coverage if hit.HasField("term_coverage") else None,
         company=p.company,
         year=p.year,
-        chunk_index=p.chunk_index,
     )
 
 

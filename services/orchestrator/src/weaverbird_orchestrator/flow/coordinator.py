@@ -25,7 +25,6 @@ from weaverbird_orchestrator.flow.relaxation import LocalSearch
 from weaverbird_orchestrator.flow.request import RequestReader
 from weaverbird_orchestrator.flow.stream import AnswerStream
 from weaverbird_orchestrator.flow.web_step import WebStep
-from weaverbird_orchestrator.page_passages import join_pages
 from weaverbird_orchestrator.ranker import best_cosine, rank
 from weaverbird_orchestrator.rerank import NoReranker, Reranker
 from weaverbird_orchestrator.settings import OrchestratorSettings
@@ -142,8 +141,6 @@ class QuestionFlow:
             # A company's documents of a year before every year the question names cannot state its
             # figures; beside its later ones they are left out.
             ranked = within_period(ranked, min(named), lambda p: (p.company, p.year))
-        # The model's J passages are J pages: a page's other ranked chunks join it (page_passages.py).
-        ranked = join_pages(ranked, params.top_j)
         decision.timings.rank_ms = ms_since(rank_start)
         decision.timings.total_ms = ms_since(start)
         retrieval = Retrieval(decision=decision, ranked=ranked)

@@ -184,3 +184,17 @@ def test_financebench_without_the_evaluation_package_fails_with_a_clear_error(
     argv = ["train", "--data", str(shared_data), "data", "--sources", "financebench", "--out", str(out)]
     assert main(argv) == 2
     assert "pip install -e evaluation" in capsys.readouterr().err and not out.exists()
+
+
+def test_train_questions_without_a_reachable_model_server_fails_clearly(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "generated.jsonl"
+    argv = ["train", "--data", str(shared_data), "questions", "--llm-url", f"http://127.0.0.1:{port}"]
+    assert main([*argv, "--sources", "tatqa", "--count", "2", "--out", str(out)]) == 2
+    assert "run again to resume" in capsys.readouterr().err

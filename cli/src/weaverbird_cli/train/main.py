@@ -1,4 +1,4 @@
-"""`weaverbird train data | reranker | encoder | export` (argparse; heavy imports only inside each command)."""
+"""`weaverbird train questions | data | reranker | encoder | export` (argparse; heavy imports inside each command)."""
 
 from __future__ import annotations
 
@@ -13,30 +13,65 @@ from weaverbird_cli.settings import CliSettings
 DEFAULT_OUT = Path("var/training")
 
 
-def _data(args: argparse.Namespace) -> int:
-    from weaverbird_common.training.build import Limits, build_pairs, write_pairs
-    from weaverbird_common.training.leakage import EvaluationGuard, LeakageError
+def _documents(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
+    """The KB documents of --sources; raises SourceUnavailable."""
+    from weaverbird_cli.train.sources import financebench_documents, tatqa_documents
 
-    from weaverbird_cli.train.sources import (
-        SourceUnavailable,
-        evaluation_questions,
-        financebench_documents,
-        tatqa_documents,
-    )
-
-    guard = EvaluationGuard(evaluation_questions(args.data))
     documents = []
     if "financebench" in args.sources:
-        try:
-            documents += list(financebench_documents(args.data, limit_pages=args.limit_pages))
-        except SourceUnavailable as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        documents += list(financebench_documents(args.data, limit_pages=args.limit_pages))
     if "tatqa" in args.sources:
         documents += list(tatqa_documents(args.data))
-    limits = Limits(args.facts_per_document, args.prose_per_document, args.negatives)
+    return documents
+
+
+def _questions(args: argparse.Namespace) -> int:
+    """Questions a model writes over a seeded sample of KB passages, appended to --out as they come."""
+    from weaverbird_common.training.generated import read_generated, sample_passages, write_questions
+    from weaverbird_common.training.passages import document_passages
+
+    from weaverbird_cli.train.chat import chat_asker
+    from weaverbird_cli.train.sources import SourceUnavailable
+
     try:
-        pairs, stats = build_pairs(documents, guard, seed=args.seed, limits=limits)
+        documents = _documents(args)
+    except SourceUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sample = sample_passages(document_passages(documents), args.count, args.seed)
+    done = {r["passage_id"] for r in read_generated(args.out)}
+    ask = chat_asker(args.llm_url)
+    kept = asked = 0
+    try:
+        for record in write_questions(sample, ask, args.out, args.model_name, skip=done):
+            asked += 1
+            kept += record["query"] is not None
+            if asked % 25 == 0:
+                print(f"{asked} asked, {kept} kept", file=sys.stderr)
+    except OSError as exc:
+        print(f"error: {args.llm_url}: {exc} ({asked} written to {args.out}; run again to resume)", file=sys.stderr)
+        return 2
+    print(json.dumps({"out": str(args.out), "sample": len(sample), "already": len(done), "asked": asked, "kept": kept}))
+    return 0
+
+
+def _data(args: argparse.Namespace) -> int:
+    from weaverbird_common.training.build import Limits, build_pairs, write_pairs
+    from weaverbird_common.training.generated import read_generated
+    from weaverbird_common.training.leakage import EvaluationGuard, LeakageError
+
+    from weaverbird_cli.train.sources import SourceUnavailable, evaluation_questions
+
+    guard = EvaluationGuard(evaluation_questions(args.data))
+    try:
+        documents = _documents(args)
+    except SourceUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    limits = Limits(args.facts_per_document, args.prose_per_document, args.negatives)
+    generated = [r for path in args.generated for r in read_generated(path)]
+    try:
+        pairs, stats = build_pairs(documents, guard, seed=args.seed, limits=limits, generated=generated)
     except LeakageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -103,12 +138,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=13)
     sub = parser.add_subparsers(dest="command", required=True)
     p_data = sub.add_parser("data", help="(query, positive, hard negatives) JSONL from KB passages")
-    p_data.add_argument("--sources", nargs="+", choices=["financebench", "tatqa"], default=["financebench", "tatqa"])
-    p_data.add_argument("--limit-pages", type=int, help="first N FinanceBench pages only")
     p_data.add_argument("--facts-per-document", type=int, default=40)
     p_data.add_argument("--prose-per-document", type=int, default=20)
     p_data.add_argument("--negatives", type=int, default=3)
     p_data.add_argument("--out", type=Path, default=DEFAULT_OUT / "pairs.jsonl")
+    p_data.add_argument("--generated", type=Path, nargs="*", default=[], help="`train questions` files to add as pairs")
+    p_questions = sub.add_parser("questions", help="questions a chat model writes over sampled KB passages")
+    p_questions.add_argument("--llm-url", required=True, help="an OpenAI-compatible server, e.g. http://127.0.0.1:8080")
+    p_questions.add_argument("--model-name", default="qwen2.5-coder-1.5b", help="recorded with each question")
+    p_questions.add_argument("--count", type=int, default=500, help="passages to ask about (seeded sample)")
+    p_questions.add_argument("--out", type=Path, default=DEFAULT_OUT / "generated.jsonl", help="appended to")
+    for p in (p_data, p_questions):
+        p.add_argument("--sources", nargs="+", choices=["financebench", "tatqa"], default=["financebench", "tatqa"])
+        p.add_argument("--limit-pages", type=int, help="first N FinanceBench pages only")
     for name, base, batch, length in (("reranker", "cross", 8, 256), ("encoder", "bi", 16, 128)):
         p = sub.add_parser(name, help=f"fine-tune a {base}-encoder on `train data` pairs (CPU)")
         p.add_argument("--pairs", type=Path, default=DEFAULT_OUT / "pairs.jsonl")
@@ -128,6 +170,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.command == "data":
         return _data(args)
+    if args.command == "questions":
+        return _questions(args)
     if args.command == "export":
         return _export_dir(args.model, int8=not args.no_int8)
     if args.base is None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from weaverbird_common.docs.documents import Document
+from weaverbird_common.docs.text_units import CJK_RE
 from weaverbird_common.facts.extract import extract_facts
 from weaverbird_common.training.leakage import EvaluationGuard, normalise
 from weaverbird_common.training.negatives import NegativeMiner
@@ -24,7 +25,7 @@ from weaverbird_common.training.questions import Question, fact_questions, headi
 class TrainingPair:
     query: str
     language: str
-    kind: str  # "table-row" | "heading" | "inverse-cloze"
+    kind: str  # "table-row" | "heading" | "inverse-cloze" | "generated"
     positive: str
     negatives: list[str]
     provenance: dict[str, Any] = field(default_factory=dict)
@@ -134,10 +135,36 @@ def _prose_drafts(
     return drafts
 
 
+def _generated_drafts(generated: Sequence[dict[str, Any]], passages: list[Passage]) -> list[_Draft]:
+    """Drafts from `train questions` records (training/generated.py) whose passage is in this KB."""
+    index = {p.id: p for p in passages}
+    drafts: list[_Draft] = []
+    for record in generated:
+        p = index.get(record.get("passage_id", ""))
+        if p is None or not record.get("query"):
+            continue
+        language = "zh" if CJK_RE.search(record["query"]) else "en"
+        provenance = {
+            "document_id": p.document_id,
+            "title": p.title,
+            "page": p.page,
+            "passage_id": p.id,
+            "template": "generated",
+            "model": record.get("model", ""),
+        }
+        drafts.append(_Draft(Question(record["query"], language, "generated"), "generated", p, p.text, "", provenance))
+    return drafts
+
+
 def build_pairs(
-    documents: Iterable[Document], guard: EvaluationGuard, seed: int = 13, limits: Limits | None = None
+    documents: Iterable[Document],
+    guard: EvaluationGuard,
+    seed: int = 13,
+    limits: Limits | None = None,
+    generated: Sequence[dict[str, Any]] = (),
 ) -> tuple[list[TrainingPair], dict[str, Any]]:
-    """Pairs and counts (made, dropped as evaluation near copies, dropped as duplicates, by kind)."""
+    """Pairs and counts (made, dropped as evaluation near copies, dropped as duplicates, by kind).
+    `generated`: questions a model wrote over these documents' passages (`read_generated`)."""
     limits = limits or Limits()
     docs = list(documents)
     passages = document_passages(docs)
@@ -156,6 +183,7 @@ def build_pairs(
                 d.twin += start
         drafts += facts
         drafts += _prose_drafts(doc, [i for rows in on_page.values() for i in rows], passages, limits, rng)
+    drafts += _generated_drafts(generated, passages)
     stats: Counter[str] = Counter()
     english = [i for i, d in enumerate(drafts) if d.twin < 0]
     rankings = dict(zip(english, miner.search([drafts[i].question.text for i in english]), strict=True))

@@ -43,6 +43,14 @@ def _passage(pid: str = "doc:0", body: str = BODY) -> Passage:
         ("What drove ACME's net sales growth in fiscal 2023", None),  # not a question
         ("What does the passage say about sales?", None),  # about the passage, not the company
         ("Why did net sales reach $4,512 million in fiscal 2023?", None),  # holds its own answer
+        (
+            "What were net sales for the year ended December 31, 2023?",
+            "What were net sales for the year ended December 31, 2023?",
+        ),
+        (
+            "What was the change over the 12 weeks ended March 25, 2023?",
+            "What was the change over the 12 weeks ended March 25, 2023?",
+        ),
         ("Why?", None),  # too short
         ("What " + "very " * 40 + "much?", None),  # too long
         ("", None),
@@ -56,6 +64,15 @@ def test_the_model_reads_the_passage_under_its_title_with_the_rules_first() -> N
     system, user = messages(_passage())
     assert system["role"] == "system" and "Do not put the answer" in system["content"]
     assert user["content"].startswith("Passage:\nACME_2023_10K\nNet sales") and user["content"].endswith("Question:")
+
+
+def test_a_document_without_a_company_is_shown_without_its_file_name_title() -> None:
+    named = _passage()
+    unnamed = Passage(
+        "tatqa-1:0", "tatqa-1", "TAT-QA report 1a2b", "tatqa-1", 1, "", f"TAT-QA report 1a2b\n{BODY}", BODY
+    )
+    assert "ACME_2023_10K" in messages(named)[1]["content"]
+    assert "TAT-QA" not in messages(unnamed)[1]["content"] and BODY in messages(unnamed)[1]["content"]
 
 
 def test_the_sample_is_seeded_skips_short_chunks_and_spreads_over_documents() -> None:
@@ -104,9 +121,13 @@ def test_generated_questions_become_pairs_with_negatives_and_the_leakage_gate_st
     kb = _kb()
     target = document_passages(kb)[0]
     generated = [
-        {"passage_id": target.id, "query": "What drove ACME's net sales growth in fiscal 2023?", "model": "m"},
-        {"passage_id": "doc-ACME:99", "query": "A question about a passage not in this KB?", "model": "m"},
-        {"passage_id": target.id, "query": None, "model": "m"},  # rejected when written
+        {"passage_id": target.id, "written": "What drove ACME's net sales growth in fiscal 2023?", "model": "m"},
+        {"passage_id": "doc-ACME:99", "written": "A question about a passage not in this KB?", "model": "m"},
+        {
+            "passage_id": target.id,
+            "written": "Why did net sales reach $4,512 million?",
+            "model": "m",
+        },  # holds its answer
     ]
     pairs, stats = build_pairs(kb, EvaluationGuard([]), seed=3, generated=generated)
     made = [p for p in pairs if p.kind == "generated"]

@@ -15,6 +15,7 @@ from typing import Any
 from weaverbird_common.docs.documents import Document
 from weaverbird_common.docs.text_units import CJK_RE
 from weaverbird_common.facts.extract import extract_facts
+from weaverbird_common.training.generated import clean_question
 from weaverbird_common.training.leakage import EvaluationGuard, normalise
 from weaverbird_common.training.negatives import NegativeMiner
 from weaverbird_common.training.passages import Passage, document_passages
@@ -136,14 +137,16 @@ def _prose_drafts(
 
 
 def _generated_drafts(generated: Sequence[dict[str, Any]], passages: list[Passage]) -> list[_Draft]:
-    """Drafts from `train questions` records (training/generated.py) whose passage is in this KB."""
+    """Drafts from `train questions` records (training/generated.py) whose passage is in this KB, the
+    model's text cleaned again with the current rules."""
     index = {p.id: p for p in passages}
     drafts: list[_Draft] = []
     for record in generated:
         p = index.get(record.get("passage_id", ""))
-        if p is None or not record.get("query"):
+        query = clean_question(record.get("written", ""), p) if p is not None else None
+        if p is None or query is None:
             continue
-        language = "zh" if CJK_RE.search(record["query"]) else "en"
+        language = "zh" if CJK_RE.search(query) else "en"
         provenance = {
             "document_id": p.document_id,
             "title": p.title,
@@ -152,7 +155,7 @@ def _generated_drafts(generated: Sequence[dict[str, Any]], passages: list[Passag
             "template": "generated",
             "model": record.get("model", ""),
         }
-        drafts.append(_Draft(Question(record["query"], language, "generated"), "generated", p, p.text, "", provenance))
+        drafts.append(_Draft(Question(query, language, "generated"), "generated", p, p.text, "", provenance))
     return drafts
 
 

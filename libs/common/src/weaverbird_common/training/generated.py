@@ -10,7 +10,9 @@ negatives and the same evaluation leakage gate as every other query.
 
 A written question is kept only if it reads as a question a user could type: one line ending in a
 question mark, 5-30 words, no meta wording about "the passage", and no figure of the passage other than a
-year (a question holding its own answer teaches the model to match numbers, not meaning).
+year, date or span (a question holding its own answer teaches the model to match numbers, not meaning).
+The cleaning runs again when pairs are built, on what the model wrote, so a file written before a change
+to it is read with the current rules.
 """
 
 from __future__ import annotations
@@ -38,15 +40,23 @@ QUESTION_WORDS = (5, 30)
 _META = re.compile(r"(?i)\b(?:passage|text above|the excerpt|provided (?:text|information))\b")
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+# Dates and spans name a period, not an answer: "December 31, 2019", "the 12 weeks ended", "364-day".
+_PERIOD_WORDS = re.compile(
+    r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
+    r"|\b\d{1,3}[- ](?:days?|weeks?|months?|years?|quarters?)\b"
+)
 
 Ask = Callable[[list[dict[str, str]]], str]
 
 
 def messages(passage: Passage) -> list[dict[str, str]]:
-    """The chat request for one passage: its title and heading line, then the chunk, cut to a budget."""
+    """The chat request for one passage: its title and heading line, then the chunk, cut to a budget. A
+    document with no known company shows the chunk alone: its title is a file name ("TAT-QA report
+    1a2b3c4d"), which the model would otherwise ask about as if it were a company."""
+    text = passage.text if passage.company != passage.document_id else passage.body
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": f"Passage:\n{passage.text[:MAX_PASSAGE_CHARS]}\n\nQuestion:"},
+        {"role": "user", "content": f"Passage:\n{text[:MAX_PASSAGE_CHARS]}\n\nQuestion:"},
     ]
 
 
@@ -62,7 +72,7 @@ def clean_question(written: str, passage: Passage) -> str | None:
     if _META.search(question):
         return None
     passage_figures = {f.replace(",", "") for f in _FIGURE.findall(passage.body)}
-    for figure in _FIGURE.findall(question):
+    for figure in _FIGURE.findall(_PERIOD_WORDS.sub(" ", question)):
         plain = figure.replace(",", "")
         if plain in passage_figures and not _YEAR.match(plain):
             return None

@@ -20,7 +20,8 @@ from weaverbird_common.training.passages import Passage, document_passages
 
 BODY = (
     "Net sales rose to $4,512 million in fiscal 2023 from $4,100 million, driven by higher volumes in the "
-    "adhesives segment and price increases across all regions, partly offset by currency."
+    "adhesives segment and price increases across all regions, partly offset by currency. Q4 sales rose 4 %; "
+    "the Group held 27 shares on 27 May 2019."
 )
 
 
@@ -50,6 +51,11 @@ def _passage(pid: str = "doc:0", body: str = BODY) -> Passage:
         (
             "What was the change over the 12 weeks ended March 25, 2023?",
             "What was the change over the 12 weeks ended March 25, 2023?",
+        ),
+        ("How many shares did the Group hold on 27 May 2019?", "How many shares did the Group hold on 27 May 2019?"),
+        (
+            "What was the change in free cash flow from Q4 2018 to Q4 2019?",
+            "What was the change in free cash flow from Q4 2018 to Q4 2019?",
         ),
         ("Why?", None),  # too short
         ("What " + "very " * 40 + "much?", None),  # too long

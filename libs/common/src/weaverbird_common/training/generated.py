@@ -40,10 +40,12 @@ QUESTION_WORDS = (5, 30)
 _META = re.compile(r"(?i)\b(?:passage|text above|the excerpt|provided (?:text|information))\b")
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
-# Dates and spans name a period, not an answer: "December 31, 2019", "the 12 weeks ended", "364-day".
+# Dates and spans name a period, not an answer: "December 31, 2019", "27 May 2019", "the 12 weeks ended",
+# "364-day", "Q4 2018".
 _PERIOD_WORDS = re.compile(
     r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
-    r"|\b\d{1,3}[- ](?:days?|weeks?|months?|years?|quarters?)\b"
+    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|\b\d{1,3}[- ](?:days?|weeks?|months?|years?|quarters?)\b|\bQ[1-4]\b"
 )
 
 Ask = Callable[[list[dict[str, str]]], str]

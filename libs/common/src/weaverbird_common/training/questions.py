@@ -3,7 +3,8 @@
 Table rows: the facts read at ingest (company, line item, period) give "What was X's revenue in FY2017?"
 and "X2017年的营业收入是多少？" (the concept's Chinese name where the row maps to one). Prose: the
 heading a passage sits under, and the inverse cloze task (a sentence of the passage asks for the rest of
-it). The local LLM writes better questions but at ~10 s each on this CPU it cannot cover a KB.
+it). Questions a model writes are closer to users' (training/generated.py, `weaverbird train questions`),
+but at ~5 s each on this CPU they cover a sample of the KB, not all of it.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from weaverbird_common.periods import QUARTER_RE
 from weaverbird_common.training.passages import Passage
 
 # Asked once per passage; greedy decoding, so one passage always gets the same question.
@@ -41,11 +42,11 @@ _META = re.compile(r"(?i)\b(?:passage|text above|the excerpt|provided (?:text|in
 _FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 # Dates and spans name a period, not an answer: "December 31, 2019", "27 May 2019", "the 12 weeks ended",
-# "364-day", "Q4 2018".
+# "364-day"; so do quarters ("Q4 2018", periods.QUARTER_RE).
 _PERIOD_WORDS = re.compile(
     r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b"
     r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
-    r"|\b\d{1,3}[- ](?:days?|weeks?|months?|years?|quarters?)\b|\bQ[1-4]\b"
+    r"|\b\d{1,3}[- ](?:days?|weeks?|months?|years?|quarters?)\b"
 )
 
 Ask = Callable[[list[dict[str, str]]], str]
@@ -74,7 +75,7 @@ def clean_question(written: str, passage: Passage) -> str | None:
     if _META.search(question):
         return None
     passage_figures = {f.replace(",", "") for f in _FIGURE.findall(passage.body)}
-    for figure in _FIGURE.findall(_PERIOD_WORDS.sub(" ", question)):
+    for figure in _FIGURE.findall(QUARTER_RE.sub(" ", _PERIOD_WORDS.sub(" ", question))):
         plain = figure.replace(",", "")
         if plain in passage_figures and not _YEAR.match(plain):
             return None

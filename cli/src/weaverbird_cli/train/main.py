@@ -7,17 +7,21 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from weaverbird_cli.settings import CliSettings
+
+if TYPE_CHECKING:
+    from weaverbird_common.docs.documents import Document
 
 DEFAULT_OUT = Path("var/training")
 
 
-def _documents(args: argparse.Namespace) -> list:  # type: ignore[type-arg]
+def _documents(args: argparse.Namespace) -> list[Document]:
     """The KB documents of --sources; raises SourceUnavailable."""
     from weaverbird_cli.train.sources import financebench_documents, tatqa_documents
 
-    documents = []
+    documents: list[Document] = []
     if "financebench" in args.sources:
         documents += list(financebench_documents(args.data, limit_pages=args.limit_pages))
     if "tatqa" in args.sources:

@@ -33,6 +33,7 @@ def _questions(args: argparse.Namespace) -> int:
     """Questions a model writes over a seeded sample of KB passages, appended to --out as they come."""
     from weaverbird_common.training.generated import read_generated, sample_passages, write_questions
     from weaverbird_common.training.passages import document_passages
+    from weaverbird_generator.llm_client import GeneratorError
 
     from weaverbird_cli.train.chat import chat_asker
     from weaverbird_cli.train.sources import SourceUnavailable
@@ -52,7 +53,7 @@ def _questions(args: argparse.Namespace) -> int:
             kept += record["query"] is not None
             if asked % 25 == 0:
                 print(f"{asked} asked, {kept} kept", file=sys.stderr)
-    except OSError as exc:
+    except (GeneratorError, OSError) as exc:
         print(f"error: {args.llm_url}: {exc} ({asked} written to {args.out}; run again to resume)", file=sys.stderr)
         return 2
     print(json.dumps({"out": str(args.out), "sample": len(sample), "already": len(done), "asked": asked, "kept": kept}))
